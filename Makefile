@@ -1,0 +1,62 @@
+# vmstack: the kernel module (Kbuild) and the user-space tools.
+#   make            build vmstack.ko and the tools in build/
+#   make check      lint, host unit tests, and every guest test in one VM boot
+#   make check T=a,b  only the guest tests a and b (host tests still run)
+#   make lint       checkpatch, W=1 and sparse on the module
+#   make bench      (see issue: benchmarks; not built yet)
+KVER ?= $(shell scripts/kver)
+KDIR ?= /lib/modules/$(KVER)/build
+B := build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
+CPPFLAGS += -Iinclude/uapi -Iuser $(shell pkg-config --cflags libnl-genl-3.0)
+LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
+LDLIBS_ELF := -lelf
+
+# Pure code (no netlink, no module): shared by the tools and the unit tests.
+CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
+	     user/output_folded.c user/util.c
+CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
+NL_OBJS := $(B)/vmstack_nl.o
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
+
+.PHONY: all module tools check lint clean
+all: module tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools: $(B)/vmstack $(B)/vmstack-record $(B)/unit-tests $(WORKLOADS)
+
+$(B)/%.o: user/%.c user/*.h include/uapi/linux/vmstack.h | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/vmstack: $(B)/vmstack.o $(NL_OBJS)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) -o $@
+
+$(B)/vmstack-record: $(B)/record.o $(NL_OBJS) $(CORE_OBJS)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
+
+$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(UNIT_SRCS) $(CORE_OBJS) $(LDLIBS_ELF) -o $@
+
+# Workloads with known call trees: frame pointers, no inlining.
+$(B)/workloads/%: tests/workloads/%.c | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread $< -o $@
+
+$(B):
+	mkdir -p $(B)
+
+check: all
+	tests/run $(or $(T),all)
+
+lint: | $(B)
+	scripts/lint
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(B)

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * vmstack ABI: shared by vmstack.ko and the user-space tools.
+ *
+ * Control goes through the generic netlink family VMSTACK_GENL_NAME. Samples
+ * come back through per-CPU ring buffers mapped from the session file
+ * descriptor that VMSTACK_CMD_SESSION_START installs in the caller.
+ *
+ * VMSTACK_ABI_VERSION changes whenever anything in this file changes
+ * incompatibly; the tools refuse to talk to a module of another version.
+ */
+#ifndef _UAPI_LINUX_VMSTACK_H
+#define _UAPI_LINUX_VMSTACK_H
+
+#include <linux/types.h>
+
+#define VMSTACK_GENL_NAME	"vmstack"
+#define VMSTACK_GENL_VERSION	1
+#define VMSTACK_ABI_VERSION	1
+
+/* Limits the module enforces (and the policies below spell out). */
+#define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
+#define VMSTACK_MIN_FREQ	1
+#define VMSTACK_MAX_FREQ	100000	/* Hz */
+#define VMSTACK_MIN_RING_PAGES	4	/* data pages per CPU, a power of 2 */
+#define VMSTACK_MAX_RING_PAGES	4096
+
+/*
+ * Commands. The attribute tree of each request and reply:
+ *
+ * VMSTACK_CMD_GET_STATUS (no privilege needed)
+ *   request: -
+ *   reply:   ABI_VERSION, MODULE_VERSION, NR_SESSIONS
+ *
+ * VMSTACK_CMD_SESSION_START (CAP_PERFMON or CAP_SYS_ADMIN in the initial
+ * user namespace)
+ *   request: PID (required; in the caller's PID namespace; a thread ID
+ *            selects its whole process), FREQ, EVENT, STACKS, MAX_DEPTH,
+ *            RING_PAGES
+ *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES
+ *   The session lives as long as SESSION_FD is open: closing it (or the
+ *   caller's exit) stops sampling and frees everything.
+ *
+ * VMSTACK_CMD_SESSION_STATS (same privilege)
+ *   request: SESSION_ID
+ *   reply:   SESSION_ID, STATS (nested: one CPU_STATS per possible CPU,
+ *            nested: CPU, TAKEN, WRITTEN, DROPPED, USER_FAULTS,
+ *            TRUNCATED, BAD_TAIL)
+ *
+ * VMSTACK_CMD_SESSION_STOP (same privilege)
+ *   request: SESSION_ID
+ *   Stops sampling; the fd stays valid so the rings can be drained.
+ */
+enum vmstack_cmd {
+	VMSTACK_CMD_UNSPEC,
+	VMSTACK_CMD_GET_STATUS,
+	VMSTACK_CMD_SESSION_START,
+	VMSTACK_CMD_SESSION_STATS,
+	VMSTACK_CMD_SESSION_STOP,
+	__VMSTACK_CMD_MAX,
+};
+#define VMSTACK_CMD_MAX (__VMSTACK_CMD_MAX - 1)
+
+enum vmstack_attr {
+	VMSTACK_A_UNSPEC,
+	VMSTACK_A_ABI_VERSION,		/* u32 */
+	VMSTACK_A_MODULE_VERSION,	/* string */
+	VMSTACK_A_NR_SESSIONS,		/* u32 */
+	VMSTACK_A_PID,			/* u32 */
+	VMSTACK_A_FREQ,			/* u32, Hz */
+	VMSTACK_A_EVENT,		/* u32, enum vmstack_event */
+	VMSTACK_A_STACKS,		/* u32, VMSTACK_STACK_* bits */
+	VMSTACK_A_MAX_DEPTH,		/* u32 */
+	VMSTACK_A_RING_PAGES,		/* u32, data pages per CPU */
+	VMSTACK_A_SESSION_ID,		/* u32 */
+	VMSTACK_A_SESSION_FD,		/* u32 */
+	VMSTACK_A_NR_CPUS,		/* u32, rings in the mapping */
+	VMSTACK_A_STATS,		/* nested, VMSTACK_A_CPU_STATS... */
+	VMSTACK_A_PAD,
+	__VMSTACK_A_MAX,
+};
+#define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
+
+enum vmstack_stats_attr {
+	VMSTACK_STATS_A_UNSPEC,
+	VMSTACK_STATS_A_CPU_STATS,	/* nested, VMSTACK_CS_A_* */
+	__VMSTACK_STATS_A_MAX,
+};
+#define VMSTACK_STATS_A_MAX (__VMSTACK_STATS_A_MAX - 1)
+
+/*
+ * Per-CPU counters. For every CPU: TAKEN = WRITTEN + DROPPED, where TAKEN
+ * counts the samples that hit the target process.
+ */
+enum vmstack_cpu_stats_attr {
+	VMSTACK_CS_A_UNSPEC,
+	VMSTACK_CS_A_CPU,		/* u32 */
+	VMSTACK_CS_A_TAKEN,		/* u64 */
+	VMSTACK_CS_A_WRITTEN,		/* u64 */
+	VMSTACK_CS_A_DROPPED,		/* u64: ring full, or a nested sample */
+	VMSTACK_CS_A_USER_FAULTS,	/* u64: a user stack read failed */
+	VMSTACK_CS_A_TRUNCATED,		/* u64: a stack hit the depth cap */
+	VMSTACK_CS_A_BAD_TAIL,		/* u64: reader wrote an impossible tail */
+	VMSTACK_CS_A_PAD,
+	__VMSTACK_CS_A_MAX,
+};
+#define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
+
+enum vmstack_event {
+	VMSTACK_EVENT_CPU_CLOCK,	/* software; works everywhere */
+	VMSTACK_EVENT_CYCLES,		/* hardware; needs a PMU */
+	__VMSTACK_EVENT_MAX,
+};
+#define VMSTACK_EVENT_MAX (__VMSTACK_EVENT_MAX - 1)
+
+#define VMSTACK_STACK_KERNEL	(1U << 0)
+#define VMSTACK_STACK_USER	(1U << 1)
+#define VMSTACK_STACK_ALL	(VMSTACK_STACK_KERNEL | VMSTACK_STACK_USER)
+
+/*
+ * The mapping of a session fd: for each of NR_CPUS CPUs, in CPU order, one
+ * control page (struct vmstack_ring_ctl) followed by RING_PAGES data pages.
+ * Offsets head and tail run freely; a record starts at (offset & (size - 1)).
+ * The kernel writes head (release) after a whole record is in place; the
+ * reader consumes records from tail to head, then writes tail (release).
+ * Records never wrap: a VMSTACK_REC_PAD record fills the end of the buffer
+ * when the next record would not fit.
+ */
+struct vmstack_ring_ctl {
+	__u64 head;		/* written by the kernel */
+	__u64 tail;		/* written by the reader */
+	__u64 data_size;	/* bytes of data, a power of 2 */
+	__u32 cpu;
+	__u32 abi_version;
+};
+
+enum vmstack_rec_type {
+	VMSTACK_REC_PAD = 1,
+	VMSTACK_REC_SAMPLE = 2,
+};
+
+/* Sample flags. */
+#define VMSTACK_SF_KERNEL_TRUNC	(1U << 0)	/* kernel stack hit the cap */
+#define VMSTACK_SF_USER_TRUNC	(1U << 1)	/* user stack hit the cap */
+#define VMSTACK_SF_USER_FAULT	(1U << 2)	/* a user read failed */
+#define VMSTACK_SF_USER_BROKEN	(1U << 3)	/* frame chain invalid */
+#define VMSTACK_SF_IN_KERNEL	(1U << 4)	/* sample hit kernel mode */
+
+struct vmstack_rec_hdr {
+	__u16 type;		/* enum vmstack_rec_type */
+	__u16 flags;		/* VMSTACK_SF_* */
+	__u32 size;		/* bytes including this header, multiple of 8 */
+};
+
+/*
+ * A sample: ips[] holds nr_kernel kernel addresses, leaf first, then
+ * nr_user user addresses, leaf first. ips[nr_kernel] is the user PC; the
+ * other user entries are return addresses.
+ */
+struct vmstack_rec_sample {
+	struct vmstack_rec_hdr hdr;
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u32 pid;		/* in the PID namespace of the session's creator */
+	__u32 tid;
+	__u32 cpu;
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u64 ips[];
+};
+
+#endif /* _UAPI_LINUX_VMSTACK_H */

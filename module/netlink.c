@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family: strict policies, one handler per command,
+ * and every refusal explained through the extended ack.
+ */
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/percpu.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include "vmstack.h"
+
+static struct genl_family vmstack_family;
+
+/* Bounds that do not fit the s16 of NLA_POLICY_RANGE. */
+static struct netlink_range_validation vmstack_freq_range = {
+	.min = VMSTACK_MIN_FREQ,
+	.max = VMSTACK_MAX_FREQ,
+};
+
+static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
+	[VMSTACK_A_ABI_VERSION] = { .type = NLA_REJECT },
+	[VMSTACK_A_MODULE_VERSION] = { .type = NLA_REJECT },
+	[VMSTACK_A_NR_SESSIONS] = { .type = NLA_REJECT },
+	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[VMSTACK_A_FREQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_freq_range),
+	[VMSTACK_A_EVENT] = NLA_POLICY_MAX(NLA_U32, VMSTACK_EVENT_MAX),
+	[VMSTACK_A_STACKS] = NLA_POLICY_RANGE(NLA_U32, 1, VMSTACK_STACK_ALL),
+	[VMSTACK_A_MAX_DEPTH] = NLA_POLICY_RANGE(NLA_U32, 1, VMSTACK_MAX_DEPTH),
+	[VMSTACK_A_RING_PAGES] = NLA_POLICY_RANGE(NLA_U32,
+						  VMSTACK_MIN_RING_PAGES,
+						  VMSTACK_MAX_RING_PAGES),
+	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[VMSTACK_A_SESSION_FD] = { .type = NLA_REJECT },
+	[VMSTACK_A_NR_CPUS] = { .type = NLA_REJECT },
+	[VMSTACK_A_STATS] = { .type = NLA_REJECT },
+	[VMSTACK_A_PAD] = { .type = NLA_REJECT },
+};
+
+/*
+ * Perf events created in the kernel skip perf_event_open()'s checks, so the
+ * check is ours. netlink_capable() also requires that whoever opened the
+ * socket had the capability, and is against the initial user namespace:
+ * root in a user namespace of its own is refused.
+ */
+static bool vmstack_allowed(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_PERFMON) ||
+	    netlink_capable(skb, CAP_SYS_ADMIN))
+		return true;
+	NL_SET_ERR_MSG(info->extack,
+		       "needs CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace");
+	return false;
+}
+
+static void *vmstack_reply_start(struct genl_info *info, struct sk_buff **msgp,
+				 size_t size)
+{
+	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return NULL;
+	hdr = genlmsg_put_reply(msg, info, &vmstack_family, 0, info->genlhdr->cmd);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	*msgp = msg;
+	return hdr;
+}
+
+static int vmstack_nl_get_status(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
+	if (!hdr)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_ABI_VERSION, VMSTACK_ABI_VERSION) ||
+	    nla_put_string(msg, VMSTACK_A_MODULE_VERSION, VMSTACK_VERSION) ||
+	    nla_put_u32(msg, VMSTACK_A_NR_SESSIONS, vmstack_nr_sessions())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static u32 vmstack_attr_u32(struct genl_info *info, int attr, u32 dflt)
+{
+	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
+}
+
+static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_session_cfg cfg;
+	struct vmstack_session *s;
+	struct sk_buff *msg;
+	struct file *file;
+	void *hdr;
+	int fd, err;
+
+	if (!vmstack_allowed(skb, info))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_PID))
+		return -EINVAL;
+	cfg.pid = nla_get_u32(info->attrs[VMSTACK_A_PID]);
+	cfg.freq = vmstack_attr_u32(info, VMSTACK_A_FREQ, 999);
+	cfg.event = vmstack_attr_u32(info, VMSTACK_A_EVENT,
+				     VMSTACK_EVENT_CPU_CLOCK);
+	cfg.stacks = vmstack_attr_u32(info, VMSTACK_A_STACKS,
+				      VMSTACK_STACK_ALL);
+	cfg.max_depth = vmstack_attr_u32(info, VMSTACK_A_MAX_DEPTH, 128);
+	cfg.ring_pages = vmstack_attr_u32(info, VMSTACK_A_RING_PAGES, 64);
+
+	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
+	if (!hdr)
+		return -ENOMEM;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		err = fd;
+		goto err_msg;
+	}
+	err = vmstack_session_start(&cfg, info->extack, &s, &file);
+	if (err)
+		goto err_fd;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, s->id) ||
+	    nla_put_u32(msg, VMSTACK_A_SESSION_FD, fd) ||
+	    nla_put_u32(msg, VMSTACK_A_NR_CPUS, s->nr_rings) ||
+	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, cfg.ring_pages)) {
+		err = -EMSGSIZE;
+		fput(file);
+		goto err_fd;
+	}
+	genlmsg_end(msg, hdr);
+	/*
+	 * The request is handled in the sender's context, so the fd lands in
+	 * the caller's table. Should the reply then be lost, the caller still
+	 * owns the fd and its exit ends the session.
+	 */
+	fd_install(fd, file);
+	return genlmsg_reply(msg, info);
+
+err_fd:
+	put_unused_fd(fd);
+err_msg:
+	nlmsg_free(msg);
+	return err;
+}
+
+static int vmstack_put_cpu_stats(struct sk_buff *msg, struct vmstack_session *s,
+				 unsigned int cpu)
+{
+	struct vmstack_cpu_stats *st = &per_cpu_ptr(s->pcpu, cpu)->stats;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, VMSTACK_STATS_A_CPU_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, VMSTACK_CS_A_CPU, cpu) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_TAKEN,
+			      local64_read(&st->taken), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_WRITTEN,
+			      local64_read(&st->written), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_DROPPED,
+			      local64_read(&st->dropped), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_USER_FAULTS,
+			      local64_read(&st->user_faults), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_TRUNCATED,
+			      local64_read(&st->truncated), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_BAD_TAIL,
+			      local64_read(&st->bad_tail), VMSTACK_CS_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* Caller holds vmstack_sessions_lock; the session stays listed meanwhile. */
+static struct vmstack_session *vmstack_nl_session(struct genl_info *info)
+{
+	struct vmstack_session *s;
+
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_SESSION_ID))
+		return NULL;
+	s = vmstack_session_find(nla_get_u32(info->attrs[VMSTACK_A_SESSION_ID]));
+	if (!s)
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[VMSTACK_A_SESSION_ID],
+				    "no such session");
+	return s;
+}
+
+static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_session *s;
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	unsigned int cpu;
+	size_t size;
+	void *hdr;
+	int err = -EMSGSIZE;
+
+	if (!vmstack_allowed(skb, info))
+		return -EPERM;
+	mutex_lock(&vmstack_sessions_lock);
+	s = vmstack_nl_session(info);
+	if (!s) {
+		mutex_unlock(&vmstack_sessions_lock);
+		return info->attrs[VMSTACK_A_SESSION_ID] ? -ENOENT : -EINVAL;
+	}
+	size = nla_total_size(sizeof(u32)) + nla_total_size(0) +
+	       s->nr_rings * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
+			      6 * nla_total_size_64bit(sizeof(u64)));
+	hdr = vmstack_reply_start(info, &msg, size);
+	if (!hdr) {
+		mutex_unlock(&vmstack_sessions_lock);
+		return -ENOMEM;
+	}
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, s->id))
+		goto err;
+	nest = nla_nest_start(msg, VMSTACK_A_STATS);
+	if (!nest)
+		goto err;
+	for_each_possible_cpu(cpu) {
+		if (cpu >= s->nr_rings)
+			break;
+		err = vmstack_put_cpu_stats(msg, s, cpu);
+		if (err)
+			goto err;
+	}
+	nla_nest_end(msg, nest);
+	mutex_unlock(&vmstack_sessions_lock);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err:
+	mutex_unlock(&vmstack_sessions_lock);
+	nlmsg_free(msg);
+	return err;
+}
+
+static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_session *s;
+
+	if (!vmstack_allowed(skb, info))
+		return -EPERM;
+	mutex_lock(&vmstack_sessions_lock);
+	s = vmstack_nl_session(info);
+	if (s)
+		vmstack_session_stop(s);
+	mutex_unlock(&vmstack_sessions_lock);
+	if (!s)
+		return info->attrs[VMSTACK_A_SESSION_ID] ? -ENOENT : -EINVAL;
+	return 0;
+}
+
+static const struct genl_ops vmstack_ops[] = {
+	{
+		.cmd = VMSTACK_CMD_GET_STATUS,
+		.doit = vmstack_nl_get_status,
+	},
+	{
+		.cmd = VMSTACK_CMD_SESSION_START,
+		.doit = vmstack_nl_session_start,
+	},
+	{
+		.cmd = VMSTACK_CMD_SESSION_STATS,
+		.doit = vmstack_nl_session_stats,
+	},
+	{
+		.cmd = VMSTACK_CMD_SESSION_STOP,
+		.doit = vmstack_nl_session_stop,
+	},
+};
+
+static struct genl_family vmstack_family __ro_after_init = {
+	.name = VMSTACK_GENL_NAME,
+	.version = VMSTACK_GENL_VERSION,
+	.maxattr = VMSTACK_A_MAX,
+	.policy = vmstack_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = vmstack_ops,
+	.n_ops = ARRAY_SIZE(vmstack_ops),
+	.resv_start_op = VMSTACK_CMD_SESSION_STOP + 1,
+};
+
+int __init vmstack_netlink_init(void)
+{
+	return genl_register_family(&vmstack_family);
+}
+
+void vmstack_netlink_exit(void)
+{
+	genl_unregister_family(&vmstack_family);
+}

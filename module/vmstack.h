@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Declarations shared between the files of vmstack.ko. */
+#ifndef _VMSTACK_H
+#define _VMSTACK_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <asm/local64.h>
+#include <linux/vmstack.h>
+
+#define VMSTACK_VERSION "0.1.0"
+
+struct perf_event;
+struct pt_regs;
+struct pid;
+struct pid_namespace;
+struct netlink_ext_ack;
+struct file;
+
+/* One CPU's ring: kernel-private view of the shared control page. */
+struct vmstack_ring {
+	struct vmstack_ring_ctl *ctl;	/* shared with the reader */
+	u8 *data;
+	u64 size;			/* bytes, a power of 2 */
+	u64 head;			/* ours; ctl->head only mirrors it */
+};
+
+struct vmstack_cpu_stats {
+	local64_t taken;
+	local64_t written;
+	local64_t dropped;
+	local64_t user_faults;
+	local64_t truncated;
+	local64_t bad_tail;
+};
+
+/* Per-CPU state of a session, touched only by the handler on that CPU. */
+struct vmstack_cpu {
+	struct vmstack_cpu_stats stats;
+	struct vmstack_ring ring;
+	int busy;			/* guards against a nested handler */
+	u64 ips[2 * VMSTACK_MAX_DEPTH];	/* kernel then user frames */
+};
+
+struct vmstack_session_cfg {
+	u32 pid;
+	u32 freq;
+	u32 event;
+	u32 stacks;
+	u32 max_depth;
+	u32 ring_pages;
+};
+
+struct vmstack_session {
+	struct list_head node;		/* in vmstack_sessions */
+	u32 id;
+	struct vmstack_session_cfg cfg;
+	struct pid *tgid;		/* the target process, not its number */
+	struct pid_namespace *pid_ns;	/* for the numbers in records */
+	struct vmstack_cpu __percpu *pcpu;
+	void *area;			/* all rings, mapped by the reader */
+	size_t area_size;
+	size_t ring_stride;		/* control page + data pages */
+	unsigned int nr_rings;
+	struct perf_event **events;	/* one per CPU; NULL once stopped */
+};
+
+/* session.c */
+extern struct mutex vmstack_sessions_lock;
+int vmstack_session_start(const struct vmstack_session_cfg *cfg,
+			  struct netlink_ext_ack *extack,
+			  struct vmstack_session **sp, struct file **filep);
+struct vmstack_session *vmstack_session_find(u32 id);
+void vmstack_session_stop(struct vmstack_session *s);
+u32 vmstack_nr_sessions(void);
+
+/* sample.c */
+struct perf_sample_data;
+void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
+		      struct pt_regs *regs);
+
+/* unwind_kernel.c, unwind_user.c: return the number of frames stored */
+unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
+				   unsigned int max, u16 *flags);
+unsigned int vmstack_unwind_user(struct pt_regs *regs, u64 *ips,
+				 unsigned int max, u16 *flags);
+
+/* ring.c */
+void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
+		       unsigned int pages, unsigned int cpu);
+void *vmstack_ring_reserve(struct vmstack_ring *r, u32 size, bool *bad_tail);
+void vmstack_ring_commit(struct vmstack_ring *r, u32 size);
+
+/* netlink.c */
+int vmstack_netlink_init(void);
+void vmstack_netlink_exit(void);
+
+#endif /* _VMSTACK_H */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Client of the vmstack generic netlink family. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include <linux/netlink.h>
+
+#include "vmstack_nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+struct vmstack_nl {
+	struct nl_sock *sk;
+	int family;
+};
+
+/* State of one request: what the callbacks found. */
+struct vmstack_req {
+	int error;
+	int done;
+	char *err_msg;
+	size_t err_len;
+	int (*parse)(struct nlattr **tb, void *arg);
+	void *arg;
+};
+
+static struct nla_policy vmstack_reply_policy[VMSTACK_A_MAX + 1] = {
+	[VMSTACK_A_ABI_VERSION] = { .type = NLA_U32 },
+	[VMSTACK_A_MODULE_VERSION] = { .type = NLA_STRING },
+	[VMSTACK_A_NR_SESSIONS] = { .type = NLA_U32 },
+	[VMSTACK_A_SESSION_ID] = { .type = NLA_U32 },
+	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
+	[VMSTACK_A_NR_CPUS] = { .type = NLA_U32 },
+	[VMSTACK_A_RING_PAGES] = { .type = NLA_U32 },
+	[VMSTACK_A_STATS] = { .type = NLA_NESTED },
+};
+
+static void set_msg(char *buf, size_t len, const char *fmt, const char *s)
+{
+	if (buf && len)
+		snprintf(buf, len, fmt, s);
+}
+
+static int on_valid(struct nl_msg *msg, void *arg)
+{
+	struct vmstack_req *req = arg;
+	struct nlattr *tb[VMSTACK_A_MAX + 1];
+	int err;
+
+	err = genlmsg_parse(nlmsg_hdr(msg), 0, tb, VMSTACK_A_MAX,
+			    vmstack_reply_policy);
+	if (err < 0) {
+		req->error = -EPROTO;
+		set_msg(req->err_msg, req->err_len, "%s",
+			"malformed reply from vmstack.ko");
+		return NL_STOP;
+	}
+	if (req->parse) {
+		err = req->parse(tb, req->arg);
+		if (err)
+			req->error = err;
+	}
+	return NL_OK;
+}
+
+static int on_ack(struct nl_msg *msg, void *arg)
+{
+	struct vmstack_req *req = arg;
+
+	(void)msg;
+	req->done = 1;
+	return NL_STOP;
+}
+
+/* The kernel's explanation, from the TLVs of an extended ack. */
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct vmstack_req *req = arg;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+
+	(void)nla;
+	req->error = e->error;
+	req->done = 1;
+	set_msg(req->err_msg, req->err_len, "%s", strerror(-e->error));
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + off)
+		return NL_STOP;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      nlh->nlmsg_len - NLMSG_HDRLEN - off, NULL) < 0)
+		return NL_STOP;
+	if (tb[NLMSGERR_ATTR_MSG])
+		set_msg(req->err_msg, req->err_len, "%s",
+			nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	return NL_STOP;
+}
+
+static int vmstack_transact(struct vmstack_nl *nl, struct nl_msg *msg,
+			    struct vmstack_req *req)
+{
+	struct nl_cb *cb;
+	int err;
+
+	err = nl_send_auto(nl->sk, msg);
+	nlmsg_free(msg);
+	if (err < 0) {
+		set_msg(req->err_msg, req->err_len, "netlink send: %s",
+			nl_geterror(err));
+		return -EIO;
+	}
+	cb = nl_cb_alloc(NL_CB_CUSTOM);
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, req);
+	while (!req->done) {
+		err = nl_recvmsgs(nl->sk, cb);
+		if (err < 0 && !req->done) {
+			set_msg(req->err_msg, req->err_len, "netlink receive: %s",
+				nl_geterror(err));
+			req->error = -EIO;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	return req->error;
+}
+
+static struct nl_msg *vmstack_msg(struct vmstack_nl *nl, uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+				0, cmd, VMSTACK_GENL_VERSION)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+int vmstack_nl_open(struct vmstack_nl **nlp, char *err_msg, size_t len)
+{
+	struct vmstack_nl *nl = calloc(1, sizeof(*nl));
+	int one = 1;
+
+	if (!nl)
+		return -ENOMEM;
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk || genl_connect(nl->sk) < 0) {
+		set_msg(err_msg, len, "%s", "cannot open a generic netlink socket");
+		vmstack_nl_close(nl);
+		return -EIO;
+	}
+	/* Errors carry the kernel's explanation; keep acks short. */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	nl->family = genl_ctrl_resolve(nl->sk, VMSTACK_GENL_NAME);
+	if (nl->family < 0) {
+		set_msg(err_msg, len, "%s",
+			"the vmstack kernel module is not loaded (insmod vmstack.ko)");
+		vmstack_nl_close(nl);
+		return -ENOENT;
+	}
+	*nlp = nl;
+	return 0;
+}
+
+void vmstack_nl_close(struct vmstack_nl *nl)
+{
+	if (!nl)
+		return;
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	free(nl);
+}
+
+static int parse_status(struct nlattr **tb, void *arg)
+{
+	struct vmstack_status *st = arg;
+
+	if (!tb[VMSTACK_A_ABI_VERSION])
+		return -EPROTO;
+	st->abi_version = nla_get_u32(tb[VMSTACK_A_ABI_VERSION]);
+	if (tb[VMSTACK_A_NR_SESSIONS])
+		st->nr_sessions = nla_get_u32(tb[VMSTACK_A_NR_SESSIONS]);
+	if (tb[VMSTACK_A_MODULE_VERSION])
+		snprintf(st->module_version, sizeof(st->module_version), "%s",
+			 nla_get_string(tb[VMSTACK_A_MODULE_VERSION]));
+	return 0;
+}
+
+int vmstack_nl_status(struct vmstack_nl *nl, struct vmstack_status *st,
+		      char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+				   .parse = parse_status, .arg = st };
+	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_GET_STATUS);
+
+	if (!msg)
+		return -ENOMEM;
+	memset(st, 0, sizeof(*st));
+	return vmstack_transact(nl, msg, &req);
+}
+
+int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len)
+{
+	struct vmstack_status st;
+	char why[160];
+	int err;
+
+	err = vmstack_nl_open(nlp, err_msg, len);
+	if (err)
+		return err;
+	err = vmstack_nl_status(*nlp, &st, err_msg, len);
+	if (!err && st.abi_version != VMSTACK_ABI_VERSION) {
+		snprintf(why, sizeof(why),
+			 "vmstack.ko %s speaks ABI %u but this tool speaks ABI %u: load the module built with this tool",
+			 st.module_version, st.abi_version, VMSTACK_ABI_VERSION);
+		set_msg(err_msg, len, "%s", why);
+		err = -EPROTO;
+	}
+	if (err) {
+		vmstack_nl_close(*nlp);
+		*nlp = NULL;
+	}
+	return err;
+}
+
+static int parse_started(struct nlattr **tb, void *arg)
+{
+	struct vmstack_started *out = arg;
+
+	if (!tb[VMSTACK_A_SESSION_ID] || !tb[VMSTACK_A_SESSION_FD] ||
+	    !tb[VMSTACK_A_NR_CPUS] || !tb[VMSTACK_A_RING_PAGES])
+		return -EPROTO;
+	out->session_id = nla_get_u32(tb[VMSTACK_A_SESSION_ID]);
+	out->fd = (int)nla_get_u32(tb[VMSTACK_A_SESSION_FD]);
+	out->nr_cpus = nla_get_u32(tb[VMSTACK_A_NR_CPUS]);
+	out->ring_pages = nla_get_u32(tb[VMSTACK_A_RING_PAGES]);
+	return 0;
+}
+
+int vmstack_nl_session_start(struct vmstack_nl *nl,
+			     const struct vmstack_start_req *r,
+			     struct vmstack_started *out,
+			     char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+				   .parse = parse_started, .arg = out };
+	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_SESSION_START);
+
+	if (!msg)
+		return -ENOMEM;
+	out->fd = -1;
+	if (nla_put_u32(msg, VMSTACK_A_PID, r->pid) ||
+	    nla_put_u32(msg, VMSTACK_A_FREQ, r->freq) ||
+	    nla_put_u32(msg, VMSTACK_A_EVENT, r->event) ||
+	    nla_put_u32(msg, VMSTACK_A_STACKS, r->stacks) ||
+	    nla_put_u32(msg, VMSTACK_A_MAX_DEPTH, r->max_depth) ||
+	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, r->ring_pages)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
+}
+
+int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
+			    char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
+	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_SESSION_STOP);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
+}
+
+struct stats_out {
+	struct vmstack_cpu_counts *counts;
+	unsigned max;
+	unsigned nr;
+};
+
+static uint64_t get_u64(struct nlattr **tb, int attr)
+{
+	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
+}
+
+static int parse_stats(struct nlattr **tb, void *arg)
+{
+	static struct nla_policy cs_policy[VMSTACK_CS_A_MAX + 1] = {
+		[VMSTACK_CS_A_CPU] = { .type = NLA_U32 },
+		[VMSTACK_CS_A_TAKEN] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_WRITTEN] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_DROPPED] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_USER_FAULTS] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_TRUNCATED] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_BAD_TAIL] = { .type = NLA_U64 },
+	};
+	struct nlattr *cs[VMSTACK_CS_A_MAX + 1];
+	struct stats_out *out = arg;
+	struct vmstack_cpu_counts *c;
+	struct nlattr *pos;
+	unsigned cpu;
+	int rem;
+
+	if (!tb[VMSTACK_A_STATS])
+		return -EPROTO;
+	nla_for_each_nested(pos, tb[VMSTACK_A_STATS], rem) {
+		if (nla_type(pos) != VMSTACK_STATS_A_CPU_STATS ||
+		    nla_parse_nested(cs, VMSTACK_CS_A_MAX, pos, cs_policy) < 0 ||
+		    !cs[VMSTACK_CS_A_CPU])
+			return -EPROTO;
+		cpu = nla_get_u32(cs[VMSTACK_CS_A_CPU]);
+		if (cpu >= out->max)
+			continue;
+		c = &out->counts[cpu];
+		c->taken = get_u64(cs, VMSTACK_CS_A_TAKEN);
+		c->written = get_u64(cs, VMSTACK_CS_A_WRITTEN);
+		c->dropped = get_u64(cs, VMSTACK_CS_A_DROPPED);
+		c->user_faults = get_u64(cs, VMSTACK_CS_A_USER_FAULTS);
+		c->truncated = get_u64(cs, VMSTACK_CS_A_TRUNCATED);
+		c->bad_tail = get_u64(cs, VMSTACK_CS_A_BAD_TAIL);
+		if (cpu + 1 > out->nr)
+			out->nr = cpu + 1;
+	}
+	return 0;
+}
+
+int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
+			     struct vmstack_cpu_counts *counts, unsigned max,
+			     unsigned *nr_cpus, char *err_msg, size_t len)
+{
+	struct stats_out out = { .counts = counts, .max = max };
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+				   .parse = parse_stats, .arg = &out };
+	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_SESSION_STATS);
+	int err;
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	memset(counts, 0, sizeof(*counts) * max);
+	err = vmstack_transact(nl, msg, &req);
+	*nr_cpus = out.nr;
+	return err;
+}

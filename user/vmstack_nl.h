@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Client of the vmstack generic netlink family (libnl-genl). */
+#ifndef VMSTACK_NL_H
+#define VMSTACK_NL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/vmstack.h>
+
+struct vmstack_nl;
+
+struct vmstack_status {
+	uint32_t abi_version;
+	uint32_t nr_sessions;
+	char module_version[32];
+};
+
+struct vmstack_start_req {
+	uint32_t pid;
+	uint32_t freq;
+	uint32_t event;
+	uint32_t stacks;
+	uint32_t max_depth;
+	uint32_t ring_pages;
+};
+
+struct vmstack_started {
+	uint32_t session_id;
+	int fd;
+	uint32_t nr_cpus;
+	uint32_t ring_pages;
+};
+
+struct vmstack_cpu_counts {
+	uint64_t taken, written, dropped, user_faults, truncated, bad_tail;
+};
+
+/*
+ * Every call returns 0 or a negative errno; on failure err_msg (if not
+ * NULL) holds a sentence for the user: the kernel's extended ack message
+ * when it sent one.
+ */
+int vmstack_nl_open(struct vmstack_nl **nlp, char *err_msg, size_t len);
+void vmstack_nl_close(struct vmstack_nl *nl);
+int vmstack_nl_status(struct vmstack_nl *nl, struct vmstack_status *st,
+		      char *err_msg, size_t len);
+/* Opens the connection and checks that the module speaks our ABI. */
+int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len);
+int vmstack_nl_session_start(struct vmstack_nl *nl,
+			     const struct vmstack_start_req *req,
+			     struct vmstack_started *out,
+			     char *err_msg, size_t len);
+int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
+			    char *err_msg, size_t len);
+/* Fills counts[0..max) by CPU; sets *nr_cpus to the number reported. */
+int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
+			     struct vmstack_cpu_counts *counts, unsigned max,
+			     unsigned *nr_cpus, char *err_msg, size_t len);
+
+#endif
