@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbolizer against this very process: the addresses of functions we
+ * know must come back as their names, through /proc/self/maps and the ELF
+ * file (a PIE: the file-offset arithmetic is exercised) and a shared
+ * library (libc).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symbols.h"
+#include "unit.h"
+
+__attribute__((noinline)) int unit_known_function(int x)
+{
+	return x * 3 + 1;
+}
+
+UNIT_TEST(symbols_of_self_exe_and_libc)
+{
+	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	uint64_t addr = (uint64_t)(uintptr_t)&unit_known_function;
+	char buf[256];
+
+	CHECK(!vmstack_symbolizer_refresh(s));
+	CHECK(!strcmp(vmstack_symbolize_user(s, addr, 0, buf, sizeof(buf)),
+		      "unit_known_function"));
+	CHECK(!strcmp(vmstack_symbolize_user(s, addr + 4, 0, buf, sizeof(buf)),
+		      "unit_known_function"));
+	/* A return address right after the function is still its call. */
+	CHECK(!strcmp(vmstack_symbolize_user(s, addr + 1, 1, buf, sizeof(buf)),
+		      "unit_known_function"));
+	/* libc exports qsort under that name in .dynsym. */
+	addr = (uint64_t)(uintptr_t)&qsort;
+	CHECK(!strcmp(vmstack_symbolize_user(s, addr, 0, buf, sizeof(buf)), "qsort") ||
+	      strstr(buf, "qsort"));
+	CHECK(!strcmp(vmstack_symbolize_user(s, 8, 0, buf, sizeof(buf)), "[unknown]"));
+	vmstack_symbolizer_free(s);
+}
+
+UNIT_TEST(symtab_perf_map_and_kallsyms)
+{
+	char map[] = "/tmp/vmstack-unit-XXXXXX";
+	struct vmstack_symtab t = { .fd = -1 };
+	const struct vmstack_sym *sym;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(map);
+	CHECK(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "7f0000001000 100 TRACE_3::app.lua:10\n"
+		   "7f0000000000 20 lua_fn with spaces\n"
+		   "not a line\n");
+	fclose(f);
+	CHECK(!vmstack_symtab_load_perf_map(&t, map));
+	sym = vmstack_symtab_find(&t, 0x7f0000001080ULL);
+	CHECK(sym && !strcmp(sym->name, "TRACE_3::app.lua:10"));
+	sym = vmstack_symtab_find(&t, 0x7f0000000010ULL);
+	CHECK(sym && !strcmp(sym->name, "lua_fn with spaces"));
+	CHECK(!vmstack_symtab_find(&t, 0x7f0000000020ULL));	/* gap */
+	CHECK(!vmstack_symtab_find(&t, 0x7f0000001100ULL));	/* past end */
+	vmstack_symtab_free(&t);
+
+	f = fopen(map, "w");
+	fprintf(f, "ffffffff81000000 T _stext\n"
+		   "ffffffff81000100 t helper\n"
+		   "ffffffff81000200 D some_data\n"
+		   "ffffffffc0000000 t mod_fn\t[vmstack]\n");
+	fclose(f);
+	CHECK(!vmstack_symtab_load_kallsyms(&t, map));
+	CHECK(t.n == 3);
+	sym = vmstack_symtab_find(&t, 0xffffffff81000150ULL);
+	CHECK(sym && !strcmp(sym->name, "helper"));
+	sym = vmstack_symtab_find(&t, 0xffffffffc0000010ULL);
+	CHECK(sym && !strcmp(sym->name, "mod_fn"));
+	vmstack_symtab_free(&t);
+
+	/* Unprivileged readers see only zeros: unusable, and said so. */
+	f = fopen(map, "w");
+	fprintf(f, "0000000000000000 T _stext\n");
+	fclose(f);
+	CHECK(vmstack_symtab_load_kallsyms(&t, map) == -1);
+	vmstack_symtab_free(&t);
+	unlink(map);
+}
+
+void symbols_tests(void)
+{
+	static const struct unit_test t[] = {
+		{ "symbols_of_self_exe_and_libc", symbols_of_self_exe_and_libc },
+		{ "symtab_perf_map_and_kallsyms", symtab_perf_map_and_kallsyms },
+	};
+	unit_run(t, 2);
+}

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmstack-record: sample a process (or a command it starts) with vmstack.ko
+ * and write its stacks, named, in collapsed form.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output_folded.h"
+#include "ring_reader.h"
+#include "stacks.h"
+#include "symbols.h"
+#include "util.h"
+#include "vmstack_nl.h"
+
+#define TOOL "vmstack-record"
+#define LOSS_WARN_PERCENT 2.0
+
+struct options {
+	int pid;
+	char **cmd;
+	unsigned freq;
+	double duration;
+	const char *output;
+	int kernel;
+	int per_thread;
+	unsigned event;
+	unsigned max_depth;
+	unsigned ring_pages;
+	int quiet;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " TOOL " -p PID [options]\n"
+"       " TOOL " [options] -- COMMAND [ARGS...]\n"
+"Sample every thread of a process with vmstack.ko and write collapsed stacks\n"
+"(root first, 'a;b;c COUNT'), kernel frames marked _[k].\n"
+"\n"
+"  -p, --pid PID         profile this running process (a thread ID selects\n"
+"                        its process)\n"
+"  -F, --freq HZ         samples per second per CPU (default 999, max %d)\n"
+"  -d, --duration SECS   stop after SECS seconds (default: until the target\n"
+"                        exits or Ctrl-C)\n"
+"  -o, --output FILE     write the stacks to FILE (default: standard output)\n"
+"      --format folded   output format (only 'folded' so far)\n"
+"      --no-kernel       user stacks only\n"
+"      --per-thread      one root frame per thread (COMM/TID)\n"
+"  -e, --event EVENT     cpu-clock (default) or cycles (needs a PMU)\n"
+"      --max-depth N     frames per stack, kernel and user each (default 128,\n"
+"                        max %d)\n"
+"      --ring-pages N    ring buffer pages per CPU, a power of 2 (default 64)\n"
+"  -q, --quiet           no status line\n"
+"  -h, --help            this text\n"
+"\n"
+"Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n",
+		VMSTACK_MAX_FREQ, VMSTACK_MAX_DEPTH);
+}
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "no-kernel", no_argument, NULL, 'K' },
+		{ "per-thread", no_argument, NULL, 'T' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "max-depth", required_argument, NULL, 'D' },
+		{ "ring-pages", required_argument, NULL, 'R' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	unsigned v;
+	char *end;
+	int c;
+
+	*o = (struct options){ .freq = 999, .kernel = 1, .max_depth = 128,
+			       .ring_pages = 64,
+			       .event = VMSTACK_EVENT_CPU_CLOCK };
+	while ((c = getopt_long(argc, argv, "+p:F:d:o:e:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint(optarg, 1, INT_MAX, &v)) {
+				fprintf(stderr, TOOL ": bad PID '%s'\n", optarg);
+				return -1;
+			}
+			o->pid = (int)v;
+			break;
+		case 'F':
+			if (parse_uint(optarg, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ,
+				       &o->freq)) {
+				fprintf(stderr, TOOL ": -F takes 1..%d Hz\n",
+					VMSTACK_MAX_FREQ);
+				return -1;
+			}
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->duration > 0)) {
+				fprintf(stderr, TOOL ": bad duration '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "folded")) {
+				fprintf(stderr, TOOL ": unknown format '%s' (known: folded)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'K':
+			o->kernel = 0;
+			break;
+		case 'T':
+			o->per_thread = 1;
+			break;
+		case 'e':
+			if (!strcmp(optarg, "cpu-clock")) {
+				o->event = VMSTACK_EVENT_CPU_CLOCK;
+			} else if (!strcmp(optarg, "cycles")) {
+				o->event = VMSTACK_EVENT_CYCLES;
+			} else {
+				fprintf(stderr, TOOL ": unknown event '%s' (known: cpu-clock, cycles)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'D':
+			if (parse_uint(optarg, 1, VMSTACK_MAX_DEPTH, &o->max_depth)) {
+				fprintf(stderr, TOOL ": --max-depth takes 1..%d\n",
+					VMSTACK_MAX_DEPTH);
+				return -1;
+			}
+			break;
+		case 'R':
+			if (parse_uint(optarg, VMSTACK_MIN_RING_PAGES,
+				       VMSTACK_MAX_RING_PAGES, &o->ring_pages) ||
+			    (o->ring_pages & (o->ring_pages - 1))) {
+				fprintf(stderr, TOOL ": --ring-pages takes a power of 2 in %d..%d\n",
+					VMSTACK_MIN_RING_PAGES, VMSTACK_MAX_RING_PAGES);
+				return -1;
+			}
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (!o->pid == !o->cmd) {
+		fprintf(stderr, TOOL ": give either -p PID or a command to run\n");
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* A command started stopped on a pipe, so sampling covers it from exec. */
+static int start_command(char **cmd, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, TOOL ": cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void read_comm(int pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(comm, (int)len, f))
+		comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+}
+
+struct recording {
+	struct vmstack_started sess;
+	void *area;
+	size_t area_size;
+	struct vmstack_ring_view *rings;
+	struct vmstack_stacks stacks;
+	int ring_broken;
+};
+
+static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
+{
+	vmstack_stacks_add(arg, rec);
+}
+
+static void drain(struct recording *r)
+{
+	unsigned cpu;
+
+	for (cpu = 0; cpu < r->sess.nr_cpus; cpu++)
+		if (vmstack_ring_drain(&r->rings[cpu], on_sample, &r->stacks) < 0 &&
+		    !r->ring_broken) {
+			r->ring_broken = 1;
+			fprintf(stderr, TOOL ": ring of CPU %u is corrupt; its samples are lost\n",
+				cpu);
+		}
+}
+
+static void sum_counts(struct vmstack_nl *nl, struct recording *r,
+		       struct vmstack_cpu_counts *sum)
+{
+	struct vmstack_cpu_counts *c = xcalloc(r->sess.nr_cpus, sizeof(*c));
+	unsigned i, n = 0;
+	char msg[256];
+
+	memset(sum, 0, sizeof(*sum));
+	if (!vmstack_nl_session_stats(nl, r->sess.session_id, c, r->sess.nr_cpus,
+				      &n, msg, sizeof(msg))) {
+		for (i = 0; i < n; i++) {
+			sum->taken += c[i].taken;
+			sum->written += c[i].written;
+			sum->dropped += c[i].dropped;
+			sum->user_faults += c[i].user_faults;
+			sum->truncated += c[i].truncated;
+			sum->bad_tail += c[i].bad_tail;
+		}
+	}
+	free(c);
+}
+
+static int write_folded(struct recording *r, struct vmstack_symbolizer *sym,
+			const char *comm, const struct options *o)
+{
+	const char **frames = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*frames));
+	char (*bufs)[256] = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*bufs));
+	struct vmstack_folded folded;
+	FILE *out = stdout;
+	size_t i;
+	int err = 0;
+
+	vmstack_folded_init(&folded);
+	for (i = 0; i < r->stacks.nslots; i++) {
+		const struct vmstack_stack *s = r->stacks.slots[i];
+		int in_kernel, k, n = 0;
+
+		if (!s)
+			continue;
+		in_kernel = !!(s->flags & VMSTACK_SF_IN_KERNEL);
+		if (o->per_thread)
+			snprintf(bufs[n], sizeof(bufs[n]), "%s/%u", comm, s->tid);
+		else
+			snprintf(bufs[n], sizeof(bufs[n]), "%s", comm);
+		frames[n] = bufs[n];
+		n++;
+		/* Root first: the outermost user frame down to the leaf. */
+		for (k = s->nr_user - 1; k >= 0; k--, n++)
+			frames[n] = vmstack_symbolize_user(sym,
+				s->ips[s->nr_kernel + k], k > 0 || in_kernel,
+				bufs[n], sizeof(bufs[n]));
+		for (k = s->nr_kernel - 1; k >= 0; k--, n++)
+			frames[n] = vmstack_symbolize_kernel(sym, s->ips[k], k > 0,
+							     bufs[n], sizeof(bufs[n]));
+		vmstack_folded_add(&folded, frames, n, s->count);
+	}
+	if (o->output && strcmp(o->output, "-")) {
+		out = fopen(o->output, "w");
+		if (!out) {
+			fprintf(stderr, TOOL ": cannot write %s: %s\n", o->output,
+				strerror(errno));
+			err = -1;
+		}
+	}
+	if (out && (vmstack_folded_write(&folded, out) || fflush(out))) {
+		fprintf(stderr, TOOL ": writing the output failed\n");
+		err = -1;
+	}
+	if (out && out != stdout)
+		fclose(out);
+	vmstack_folded_free(&folded);
+	free(frames);
+	free(bufs);
+	return err;
+}
+
+static void status_line(struct vmstack_nl *nl, struct recording *r)
+{
+	struct vmstack_cpu_counts c;
+
+	sum_counts(nl, r, &c);
+	fprintf(stderr, "\r" TOOL ": %" PRIu64 " samples, %" PRIu64 " lost   ",
+		r->stacks.samples, c.dropped);
+}
+
+int main(int argc, char **argv)
+{
+	struct vmstack_start_req req;
+	struct vmstack_symbolizer *sym;
+	struct vmstack_cpu_counts c;
+	struct recording r = { 0 };
+	struct vmstack_nl *nl;
+	int go_fd = -1, pidfd, exited = 0, err, status, show;
+	double t0, last_refresh;
+	char msg[256], comm[64] = "?";
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct options o;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": %s\n", msg);
+		return 1;
+	}
+	if (o.cmd) {
+		o.pid = start_command(o.cmd, &go_fd);
+		if (o.pid < 0) {
+			fprintf(stderr, TOOL ": cannot start %s: %s\n", o.cmd[0],
+				strerror(errno));
+			return 1;
+		}
+	} else if (kill(o.pid, 0) && errno == ESRCH) {
+		fprintf(stderr, TOOL ": no process with PID %d\n", o.pid);
+		return 1;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, o.pid, 0);
+
+	req = (struct vmstack_start_req){
+		.pid = (uint32_t)o.pid, .freq = o.freq, .event = o.event,
+		.stacks = o.kernel ? VMSTACK_STACK_ALL : VMSTACK_STACK_USER,
+		.max_depth = o.max_depth, .ring_pages = o.ring_pages,
+	};
+	err = vmstack_nl_session_start(nl, &req, &r.sess, msg, sizeof(msg));
+	if (err) {
+		if (err == -EPERM)
+			fprintf(stderr, TOOL ": permission denied: %s (run as root)\n", msg);
+		else if (err == -ESRCH)
+			fprintf(stderr, TOOL ": PID %d: %s\n", o.pid, msg);
+		else
+			fprintf(stderr, TOOL ": cannot start a session: %s\n", msg);
+		if (o.cmd)
+			kill(o.pid, SIGKILL);
+		return 1;
+	}
+	r.area_size = (size_t)r.sess.nr_cpus * (r.sess.ring_pages + 1) *
+		      (size_t)sysconf(_SC_PAGESIZE);
+	r.area = mmap(NULL, r.area_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      r.sess.fd, 0);
+	if (r.area == MAP_FAILED) {
+		fprintf(stderr, TOOL ": cannot map the ring buffers: %s\n",
+			strerror(errno));
+		if (o.cmd)
+			kill(o.pid, SIGKILL);
+		return 1;
+	}
+	r.rings = xcalloc(r.sess.nr_cpus, sizeof(*r.rings));
+	vmstack_ring_views(r.area, r.sess.nr_cpus, r.sess.ring_pages,
+			   (size_t)sysconf(_SC_PAGESIZE), r.rings);
+	vmstack_stacks_init(&r.stacks, o.per_thread);
+
+	sym = vmstack_symbolizer_new(o.pid);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (go_fd >= 0) {
+		if (write(go_fd, "g", 1) != 1)
+			fprintf(stderr, TOOL ": cannot start the command\n");
+		close(go_fd);
+		/* Let the exec happen so that maps and comm are the command's. */
+		usleep(20000);
+	}
+	vmstack_symbolizer_refresh(sym);
+	read_comm(o.pid, comm, sizeof(comm));
+	show = !o.quiet && isatty(STDERR_FILENO);
+
+	t0 = last_refresh = now();
+	while (!stop_requested && !exited) {
+		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+		/* 10 ms: the rings hold well over that at the highest rate. */
+		if (pidfd >= 0 && poll(&pfd, 1, 10) > 0)
+			exited = 1;
+		else if (pidfd < 0 && (usleep(10000), kill(o.pid, 0)) && errno == ESRCH)
+			exited = 1;
+		drain(&r);
+		if (o.duration && now() - t0 >= o.duration)
+			break;
+		if (now() - last_refresh >= 1.0 && !exited) {
+			last_refresh = now();
+			/* New libraries (dlopen) and a changed name (exec). */
+			vmstack_symbolizer_refresh(sym);
+			read_comm(o.pid, comm, sizeof(comm));
+			if (show)
+				status_line(nl, &r);
+		}
+	}
+	if (show)
+		fputc('\n', stderr);
+	vmstack_nl_session_stop(nl, r.sess.session_id, msg, sizeof(msg));
+	drain(&r);
+	sum_counts(nl, &r, &c);
+	munmap(r.area, r.area_size);
+	close(r.sess.fd);
+	vmstack_nl_close(nl);
+
+	vmstack_symbolizer_load_perf_map(sym);
+	err = write_folded(&r, sym, comm, &o);
+
+	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
+		r.stacks.samples, c.dropped,
+		c.taken ? 100.0 * c.dropped / c.taken : 0.0, r.stacks.n);
+	if (c.user_faults || c.truncated)
+		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64 " by --max-depth",
+			c.user_faults, c.truncated);
+	fprintf(stderr, "\n");
+	if (c.taken && 100.0 * c.dropped / c.taken > LOSS_WARN_PERCENT)
+		fprintf(stderr, TOOL ": warning: %.1f%% of samples lost: raise --ring-pages or lower -F\n",
+			100.0 * c.dropped / c.taken);
+	if (!r.stacks.samples)
+		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
+
+	if (o.cmd) {
+		if (!exited)
+			kill(o.pid, SIGTERM);
+		waitpid(o.pid, &status, 0);
+	}
+	vmstack_symbolizer_free(sym);
+	vmstack_stacks_free(&r.stacks);
+	free(r.rings);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Reader side of the per-CPU rings (layout in linux/vmstack.h). */
+#ifndef VMSTACK_RING_READER_H
+#define VMSTACK_RING_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/vmstack.h>
+
+struct vmstack_ring_view {
+	struct vmstack_ring_ctl *ctl;
+	const uint8_t *data;
+	uint64_t size;
+};
+
+/* Views of nr_cpus rings laid out in @area as the module maps them. */
+void vmstack_ring_views(void *area, unsigned nr_cpus, unsigned ring_pages,
+			size_t page_size, struct vmstack_ring_view *views);
+
+/* Called for each sample; the record is valid only during the call. */
+typedef void (*vmstack_sample_fn)(const struct vmstack_rec_sample *rec,
+				  void *arg);
+
+/*
+ * Hand every complete record to @fn, then give the space back. Returns the
+ * number of samples, or -1 if the ring holds something impossible (the
+ * reader then stops trusting that ring).
+ */
+long vmstack_ring_drain(struct vmstack_ring_view *r, vmstack_sample_fn fn,
+			void *arg);
+
+#endif

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols.h"
+#include "util.h"
+
+static void add_sym(struct vmstack_symtab *t, uint64_t addr, uint64_t size,
+		    const char *name)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->syms = xrealloc(t->syms, t->cap * sizeof(*t->syms));
+	}
+	t->syms[t->n].addr = addr;
+	t->syms[t->n].size = size;
+	t->syms[t->n].name = name;
+	t->n++;
+}
+
+/* Names not owned by an ELF image are kept as offsets until finish. */
+static void add_owned_sym(struct vmstack_symtab *t, uint64_t addr,
+			  uint64_t size, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (t->strings_len + len > t->strings_cap) {
+		t->strings_cap = 2 * (t->strings_cap + len) + 4096;
+		t->strings = xrealloc(t->strings, t->strings_cap);
+	}
+	memcpy(t->strings + t->strings_len, name, len);
+	add_sym(t, addr, size, (const char *)(uintptr_t)t->strings_len);
+	t->strings_len += len;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct vmstack_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Prefer the entry that knows its size. */
+	return (y->size != 0) - (x->size != 0);
+}
+
+void vmstack_symtab_finish(struct vmstack_symtab *t)
+{
+	size_t i, j;
+
+	if (t->strings)
+		for (i = 0; i < t->n; i++)
+			t->syms[i].name = t->strings + (uintptr_t)t->syms[i].name;
+	qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+	/* One entry per address (aliases: .symtab and .dynsym overlap). */
+	for (i = j = 0; i < t->n; i++)
+		if (!j || t->syms[j - 1].addr != t->syms[i].addr)
+			t->syms[j++] = t->syms[i];
+	t->n = j;
+	t->loaded = 1;
+}
+
+static int load_elf(struct vmstack_symtab *t, Elf *elf)
+{
+	size_t i, nphdr, shstrndx;
+	Elf_Scn *scn = NULL;
+	int have_symtab = 0;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nphdr) ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return -1;
+	t->elf = elf;
+	t->loads = xcalloc(nphdr, sizeof(*t->loads));
+	for (i = 0; i < nphdr; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->loads[t->nloads].offset = ph.p_offset;
+		t->loads[t->nloads].vaddr = ph.p_vaddr;
+		t->loads[t->nloads].filesz = ph.p_filesz;
+		t->nloads++;
+	}
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			have_symtab = 1;
+	/* .symtab has everything .dynsym has; read .dynsym only without it. */
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Sym sym;
+		size_t k, nsyms;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+		    (sh.sh_type != SHT_SYMTAB &&
+		     (sh.sh_type != SHT_DYNSYM || have_symtab)))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		nsyms = sh.sh_size / sh.sh_entsize;
+		for (k = 0; k < nsyms; k++) {
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(data, k, &sym))
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && *name)
+				add_sym(t, sym.st_value, sym.st_size, name);
+		}
+	}
+	vmstack_symtab_finish(t);
+	return 0;
+}
+
+int vmstack_symtab_load_elf(struct vmstack_symtab *t, int fd)
+{
+	elf_version(EV_CURRENT);
+	t->fd = fd;
+	return load_elf(t, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+}
+
+int vmstack_symtab_load_elf_mem(struct vmstack_symtab *t, void *image,
+				size_t size)
+{
+	elf_version(EV_CURRENT);
+	t->fd = -1;
+	return load_elf(t, elf_memory(image, size));
+}
+
+int vmstack_symtab_load_kallsyms(struct vmstack_symtab *t, const char *path)
+{
+	char line[512], type, name[256];
+	unsigned long long addr;
+	int nonzero = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	t->fd = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		nonzero |= addr != 0;
+		add_owned_sym(t, addr, 0, name);
+	}
+	fclose(f);
+	vmstack_symtab_finish(t);
+	/* Without privilege every address reads as 0: no use. */
+	return nonzero ? 0 : -1;
+}
+
+int vmstack_symtab_load_perf_map(struct vmstack_symtab *t, const char *path)
+{
+	unsigned long long start, size;
+	char line[1024];
+	int pos;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	t->fd = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		add_owned_sym(t, start, size, line + pos);
+	}
+	fclose(f);
+	vmstack_symtab_finish(t);
+	return 0;
+}
+
+const struct vmstack_sym *vmstack_symtab_find(const struct vmstack_symtab *t,
+					      uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+	const struct vmstack_sym *s;
+
+	/* The last symbol at or below addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &t->syms[lo - 1];
+	/* A size of 0 (assembly, kallsyms): trust it up to the next one. */
+	if (s->size && addr >= s->addr + s->size)
+		return NULL;
+	return s;
+}
+
+int vmstack_symtab_vaddr(const struct vmstack_symtab *t, uint64_t file_off,
+			 uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nloads; i++)
+		if (file_off >= t->loads[i].offset &&
+		    file_off < t->loads[i].offset + t->loads[i].filesz) {
+			*vaddr = file_off - t->loads[i].offset + t->loads[i].vaddr;
+			return 0;
+		}
+	return -1;
+}
+
+void vmstack_symtab_free(struct vmstack_symtab *t)
+{
+	if (t->elf)
+		elf_end(t->elf);
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->syms);
+	free(t->strings);
+	free(t->loads);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+}
+
+/* ---- the symbolizer of one process ---- */
+
+struct vmstack_file {
+	char *key;		/* "inode:path" */
+	struct vmstack_symtab tab;
+};
+
+struct vmstack_symbolizer {
+	int pid;
+	struct vmstack_maps maps;
+	struct vmstack_file *files;
+	size_t nfiles, capfiles;
+	struct vmstack_symtab vdso, kernel, perf_map;
+	int vdso_tried, kernel_tried;
+};
+
+struct vmstack_symbolizer *vmstack_symbolizer_new(int pid)
+{
+	struct vmstack_symbolizer *s = xcalloc(1, sizeof(*s));
+
+	s->pid = pid;
+	s->vdso.fd = s->kernel.fd = s->perf_map.fd = -1;
+	return s;
+}
+
+/*
+ * Symbol tables are cached per file (inode and path), so a library mapped
+ * several times, or seen again after a refresh, is read once.
+ */
+static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
+					  const struct vmstack_map *m)
+{
+	char key[4200], path[4200];
+	struct vmstack_file *f;
+	size_t i;
+	int fd;
+
+	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
+	for (i = 0; i < s->nfiles; i++)
+		if (!strcmp(s->files[i].key, key))
+			return &s->files[i].tab;
+	if (s->nfiles == s->capfiles) {
+		s->capfiles = s->capfiles ? 2 * s->capfiles : 32;
+		s->files = xrealloc(s->files, s->capfiles * sizeof(*s->files));
+	}
+	f = &s->files[s->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->key = xstrdup(key);
+	f->tab.fd = -1;
+	/* Through the target's root, so a process in a container works. */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", s->pid, m->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && vmstack_symtab_load_elf(&f->tab, fd))
+		f->tab.loaded = 0;
+	return &f->tab;
+}
+
+int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s)
+{
+	char path[64];
+	size_t i, first;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	first = s->maps.n;
+	vmstack_maps_update(&s->maps, f);
+	fclose(f);
+	for (i = first; i < s->maps.n; i++) {
+		struct vmstack_map *m = &s->maps.v[i];
+
+		if (m->perms[2] == 'x' && m->path[0] == '/')
+			m->symtab = file_symtab(s, m);
+	}
+	return 0;
+}
+
+void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", s->pid);
+	vmstack_symtab_free(&s->perf_map);
+	vmstack_symtab_load_perf_map(&s->perf_map, path);
+}
+
+/* The vDSO image is the same in every process: read our own. */
+static struct vmstack_symtab *vdso_symtab(struct vmstack_symbolizer *s)
+{
+	Elf64_Ehdr *ehdr = (Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+
+	if (!s->vdso_tried && ehdr) {
+		s->vdso_tried = 1;
+		/* The image ends with its section headers. */
+		vmstack_symtab_load_elf_mem(&s->vdso, ehdr,
+					    ehdr->e_shoff +
+					    (size_t)ehdr->e_shnum * ehdr->e_shentsize);
+	}
+	return s->vdso.loaded ? &s->vdso : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *p = strrchr(path, '/');
+
+	return p ? p + 1 : path;
+}
+
+const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
+				   int ret, char *buf, size_t len)
+{
+	uint64_t pc = ret ? addr - 1 : addr, vaddr;
+	const struct vmstack_sym *sym;
+	struct vmstack_symtab *tab;
+	struct vmstack_map *m;
+
+	m = vmstack_maps_find(&s->maps, pc);
+	if (m && !strcmp(m->path, "[vdso]") && (tab = vdso_symtab(s)) &&
+	    (sym = vmstack_symtab_find(tab, pc - m->start + tab->loads[0].vaddr))) {
+		snprintf(buf, len, "%s", sym->name);
+		return buf;
+	}
+	if (m && m->symtab) {
+		tab = m->symtab;
+		if (!vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr) &&
+		    (sym = vmstack_symtab_find(tab, vaddr))) {
+			snprintf(buf, len, "%s", sym->name);
+			return buf;
+		}
+		/* Known file, unknown function: an offset addr2line takes. */
+		if (tab->loaded &&
+		    !vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr))
+			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path), vaddr);
+		else
+			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path),
+				 pc - m->start + m->offset);
+		return buf;
+	}
+	sym = s->perf_map.loaded ? vmstack_symtab_find(&s->perf_map, pc) : NULL;
+	if (sym && (!m || m->path[0] != '/')) {
+		snprintf(buf, len, "%s", sym->name);
+		return buf;
+	}
+	if (m && m->path[0])
+		snprintf(buf, len, "%s+0x%" PRIx64, m->path,
+			 pc - m->start + m->offset);
+	else
+		snprintf(buf, len, "[unknown]");
+	return buf;
+}
+
+const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
+				     uint64_t addr, int ret, char *buf,
+				     size_t len)
+{
+	uint64_t pc = ret ? addr - 1 : addr;
+	const struct vmstack_sym *sym;
+
+	if (!s->kernel_tried) {
+		s->kernel_tried = 1;
+		if (vmstack_symtab_load_kallsyms(&s->kernel, "/proc/kallsyms"))
+			s->kernel.loaded = 0;
+	}
+	sym = s->kernel.loaded ? vmstack_symtab_find(&s->kernel, pc) : NULL;
+	if (sym)
+		snprintf(buf, len, "%s_[k]", sym->name);
+	else
+		snprintf(buf, len, "[kernel]_[k]");
+	return buf;
+}
+
+void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nfiles; i++) {
+		vmstack_symtab_free(&s->files[i].tab);
+		free(s->files[i].key);
+	}
+	free(s->files);
+	vmstack_maps_free(&s->maps);
+	vmstack_symtab_free(&s->vdso);
+	vmstack_symtab_free(&s->kernel);
+	vmstack_symtab_free(&s->perf_map);
+	free(s);
+}

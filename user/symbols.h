@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names for addresses: ELF symbol tables of the files a process maps (with
+ * libelf; .symtab, else .dynsym), [vdso], /tmp/perf-PID.map for JIT code,
+ * and /proc/kallsyms for the kernel.
+ */
+#ifndef VMSTACK_SYMBOLS_H
+#define VMSTACK_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps.h"
+
+struct vmstack_sym {
+	uint64_t addr, size;
+	const char *name;
+};
+
+/* One symbol table: an ELF file's, the kernel's or a perf map's. */
+struct vmstack_symtab {
+	struct vmstack_sym *syms;
+	size_t n, cap;
+	char *strings;		/* owns the names when they are not in elf */
+	size_t strings_len, strings_cap;
+	/* ELF load segments: file offset to link-time address. */
+	struct { uint64_t offset, vaddr, filesz; } *loads;
+	size_t nloads;
+	void *elf;		/* Elf *, kept open: names point into it */
+	int fd;
+	int loaded;		/* 0: unreadable file; names will be offsets */
+};
+
+/* Load an ELF file's symbols and load segments. 0 or -1. */
+int vmstack_symtab_load_elf(struct vmstack_symtab *t, int fd);
+int vmstack_symtab_load_elf_mem(struct vmstack_symtab *t, void *image,
+				size_t size);
+/* Lines "ADDR TYPE NAME [MODULE]"; text symbols only. */
+int vmstack_symtab_load_kallsyms(struct vmstack_symtab *t, const char *path);
+/* Lines "START SIZE NAME" (hex), as JITs write /tmp/perf-PID.map. */
+int vmstack_symtab_load_perf_map(struct vmstack_symtab *t, const char *path);
+/* Sort after loading; done by the loaders above. */
+void vmstack_symtab_finish(struct vmstack_symtab *t);
+const struct vmstack_sym *vmstack_symtab_find(const struct vmstack_symtab *t,
+					      uint64_t addr);
+/* A file offset to the address its ELF symbols use; 0 if not loaded. */
+int vmstack_symtab_vaddr(const struct vmstack_symtab *t, uint64_t file_off,
+			 uint64_t *vaddr);
+void vmstack_symtab_free(struct vmstack_symtab *t);
+
+/* The symbolizer of one target process. */
+struct vmstack_symbolizer;
+
+struct vmstack_symbolizer *vmstack_symbolizer_new(int pid);
+/* Read /proc/PID/maps again; load the symbols of files seen first now. */
+int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s);
+/* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */
+void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
+/*
+ * Name of a user or kernel address, written to buf. @ret: the address is a
+ * return address, so the call is the instruction before it.
+ */
+const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
+				   int ret, char *buf, size_t len);
+const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
+				     uint64_t addr, int ret, char *buf,
+				     size_t len);
+void vmstack_symbolizer_free(struct vmstack_symbolizer *s);
+
+#endif
