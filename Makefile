@@ -43,10 +43,12 @@ $(B)/vmstack-record: $(B)/record.o $(NL_OBJS) $(CORE_OBJS)
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(UNIT_SRCS) $(CORE_OBJS) $(LDLIBS_ELF) -o $@
 
-# Workloads with known call trees: frame pointers, no inlining.
-$(B)/workloads/%: tests/workloads/%.c | $(B)
+# Workloads with known call trees: a frame pointer in every function. -O0,
+# because GCC 12 drops the frame of a leaf that needs no stack even with
+# -mno-omit-leaf-frame-pointer, and -O0 also keeps every call.
+$(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread $< -o $@
+	$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread $< -o $@
 
 $(B):
 	mkdir -p $(B)

@@ -1,0 +1,20 @@
+# A workload with a known call tree: hot_three burns 3x the CPU of
+# cold_one. The recorded stacks must be complete (rooted at main, under the
+# process name) and in that proportion.
+. tests/guest/lib.sh
+out=/tmp/calltree.folded
+vmstack-record -F 999 -o $out -- build/workloads/calltree 3 2>/tmp/rec.err ||
+	{ cat /tmp/rec.err; fail "vmstack-record failed"; }
+cat /tmp/rec.err
+sort -k2 -nr $out | head -8
+hot=$(grep -E '^calltree;(.*;)?main;run;hot_three;spin ' $out | awk '{s+=$NF} END {print s+0}')
+cold=$(grep -E '^calltree;(.*;)?main;run;cold_one;spin ' $out | awk '{s+=$NF} END {print s+0}')
+total=$(awk '{s+=$NF} END {print s+0}' $out)
+note "hot=$hot cold=$cold total=$total"
+[ "$total" -gt 1000 ] || fail "too few samples: $total"
+# Nearly every sample is in one of the two known stacks.
+[ $((100 * (hot + cold) / total)) -ge 90 ] || fail "known stacks are under 90% of samples"
+ratio=$(awk -v h=$hot -v c=$cold 'BEGIN {printf "%.2f", h / c}')
+note "hot/cold ratio $ratio (expected 3)"
+awk -v r=$ratio 'BEGIN {exit !(r > 2.4 && r < 3.75)}' || fail "ratio $ratio is not about 3"
+grep -q "0 lost" /tmp/rec.err || fail "samples were lost"
