@@ -3,7 +3,7 @@
 #   make check      lint, host unit tests, and every guest test in one VM boot
 #   make check T=a,b  only the guest tests a and b (host tests still run)
 #   make lint       checkpatch, W=1 and sparse on the module
-#   make bench      (see issue: benchmarks; not built yet)
+#   make demo       profile the bundled demo in the test VM (build/demo/)
 KVER ?= $(shell scripts/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 B := build
@@ -23,7 +23,7 @@ NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all module tools check lint clean
+.PHONY: all module tools check lint demo clean
 all: module tools
 
 module:
@@ -52,6 +52,9 @@ $(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 
 $(B):
 	mkdir -p $(B)
+
+demo: all
+	scripts/demo
 
 check: all
 	tests/run $(or $(T),all)

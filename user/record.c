@@ -204,29 +204,56 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* A command started stopped on a pipe, so sampling covers it from exec. */
-static int start_command(char **cmd, int *go_fd)
-{
-	int p[2];
+/*
+ * A command held before exec on a pipe, so sampling covers it from exec.
+ * A second pipe, closed by a successful exec, brings back exec's errno.
+ */
+struct command {
 	pid_t pid;
-	char c;
+	int go_fd;
+	int err_fd;
+};
 
-	if (pipe2(p, O_CLOEXEC))
+static int start_command(char **cmd, struct command *c)
+{
+	int go[2], err[2];
+	char byte;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid < 0)
+	c->pid = fork();
+	if (c->pid < 0)
 		return -1;
-	if (!pid) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
+	if (!c->pid) {
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, TOOL ": cannot run %s: %s\n", cmd[0], strerror(errno));
+		byte = (char)errno;
+		if (write(err[1], &byte, 1) != 1)
+			_exit(127);
 		_exit(127);
 	}
-	close(p[0]);
-	*go_fd = p[1];
-	return pid;
+	close(go[0]);
+	close(err[1]);
+	c->go_fd = go[1];
+	c->err_fd = err[0];
+	return 0;
+}
+
+/* Let the command exec; 0 once it has, else its errno. */
+static int release_command(struct command *c)
+{
+	char byte = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		return EPIPE;
+	close(c->go_fd);
+	n = read(c->err_fd, &byte, 1);
+	close(c->err_fd);
+	return n == 1 ? (byte ? byte : ENOEXEC) : 0;
 }
 
 static double now(void)
@@ -370,7 +397,8 @@ int main(int argc, char **argv)
 	struct vmstack_cpu_counts c;
 	struct recording r = { 0 };
 	struct vmstack_nl *nl;
-	int go_fd = -1, pidfd, exited = 0, err, status, show;
+	struct command cmd = { .pid = -1 };
+	int pidfd, exited = 0, err, status, show;
 	double t0, last_refresh;
 	char msg[256], comm[64] = "?";
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -383,12 +411,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.cmd) {
-		o.pid = start_command(o.cmd, &go_fd);
-		if (o.pid < 0) {
+		if (start_command(o.cmd, &cmd)) {
 			fprintf(stderr, TOOL ": cannot start %s: %s\n", o.cmd[0],
 				strerror(errno));
 			return 1;
 		}
+		o.pid = cmd.pid;
 	} else if (kill(o.pid, 0) && errno == ESRCH) {
 		fprintf(stderr, TOOL ": no process with PID %d\n", o.pid);
 		return 1;
@@ -432,12 +460,14 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (go_fd >= 0) {
-		if (write(go_fd, "g", 1) != 1)
-			fprintf(stderr, TOOL ": cannot start the command\n");
-		close(go_fd);
-		/* Let the exec happen so that maps and comm are the command's. */
-		usleep(20000);
+	if (o.cmd) {
+		err = release_command(&cmd);
+		if (err) {
+			fprintf(stderr, TOOL ": cannot run %s: %s\n", o.cmd[0],
+				strerror(err));
+			waitpid(o.pid, &status, 0);
+			return 1;
+		}
 	}
 	vmstack_symbolizer_refresh(sym);
 	read_comm(o.pid, comm, sizeof(comm));
