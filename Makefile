@@ -17,7 +17,7 @@ LDLIBS_ELF := -lelf
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
-	     user/output_folded.c user/util.c
+	     user/output_folded.c user/fold.c user/raw_file.c user/util.c
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -29,7 +29,7 @@ all: module tools
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/vmstack $(B)/vmstack-record $(B)/unit-tests $(WORKLOADS)
+tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/unit-tests $(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h include/uapi/linux/vmstack.h | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -39,6 +39,9 @@ $(B)/vmstack: $(B)/vmstack.o $(NL_OBJS)
 
 $(B)/vmstack-record: $(B)/record.o $(NL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
+
+$(B)/vmstack-report: $(B)/report.o $(CORE_OBJS)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
 
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(UNIT_SRCS) $(CORE_OBJS) $(LDLIBS_ELF) -o $@

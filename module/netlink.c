@@ -36,6 +36,7 @@ static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_NR_CPUS] = { .type = NLA_REJECT },
 	[VMSTACK_A_STATS] = { .type = NLA_REJECT },
 	[VMSTACK_A_PAD] = { .type = NLA_REJECT },
+	[VMSTACK_A_HANDLER_HIST] = { .type = NLA_REJECT },
 };
 
 /*
@@ -172,11 +173,37 @@ static int vmstack_put_cpu_stats(struct sk_buff *msg, struct vmstack_session *s,
 	    nla_put_u64_64bit(msg, VMSTACK_CS_A_TRUNCATED,
 			      local64_read(&st->truncated), VMSTACK_CS_A_PAD) ||
 	    nla_put_u64_64bit(msg, VMSTACK_CS_A_BAD_TAIL,
-			      local64_read(&st->bad_tail), VMSTACK_CS_A_PAD)) {
+			      local64_read(&st->bad_tail), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_HANDLER_NS,
+			      local64_read(&st->handler_ns), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_FRAMES,
+			      local64_read(&st->frames), VMSTACK_CS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* The handler time histogram of all CPUs together. */
+static int vmstack_put_hist(struct sk_buff *msg, struct vmstack_session *s)
+{
+	struct nlattr *attr;
+	unsigned int cpu, b;
+	u64 *sum;
+
+	attr = nla_reserve(msg, VMSTACK_A_HANDLER_HIST,
+			   sizeof(u64) * VMSTACK_HIST_BUCKETS);
+	if (!attr)
+		return -EMSGSIZE;
+	sum = nla_data(attr);
+	memset(sum, 0, sizeof(u64) * VMSTACK_HIST_BUCKETS);
+	for_each_possible_cpu(cpu) {
+		if (cpu >= s->nr_rings)
+			break;
+		for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
+			sum[b] += READ_ONCE(per_cpu_ptr(s->pcpu, cpu)->stats.hist[b]);
+	}
 	return 0;
 }
 
@@ -215,7 +242,8 @@ static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
 	}
 	size = nla_total_size(sizeof(u32)) + nla_total_size(0) +
 	       s->nr_rings * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			      6 * nla_total_size_64bit(sizeof(u64)));
+			      8 * nla_total_size_64bit(sizeof(u64))) +
+	       nla_total_size(sizeof(u64) * VMSTACK_HIST_BUCKETS);
 	hdr = vmstack_reply_start(info, &msg, size);
 	if (!hdr) {
 		mutex_unlock(&vmstack_sessions_lock);
@@ -234,6 +262,9 @@ static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
 			goto err;
 	}
 	nla_nest_end(msg, nest);
+	err = vmstack_put_hist(msg, s);
+	if (err)
+		goto err;
 	mutex_unlock(&vmstack_sessions_lock);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

@@ -7,6 +7,7 @@
  */
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
@@ -49,6 +50,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	struct vmstack_cpu *pc;
 	u16 nr_kernel, nr_user, flags;
 	bool bad_tail;
+	u64 t0, ns;
 	u32 size;
 
 	/* Comparing struct pid, not numbers: a reused PID never matches. */
@@ -63,6 +65,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	}
 	WRITE_ONCE(pc->busy, 1);
 	barrier();
+	/* local_clock() is NMI-safe; the handler measures itself (bench). */
+	t0 = local_clock();
 
 	flags = vmstack_capture(s, pc, regs, &nr_kernel, &nr_user);
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))
@@ -90,7 +94,11 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	memcpy(rec->ips, pc->ips, (nr_kernel + nr_user) * sizeof(u64));
 	vmstack_ring_commit(&pc->ring, size);
 	local64_inc(&pc->stats.written);
+	local64_add(nr_kernel + nr_user, &pc->stats.frames);
 out:
+	ns = local_clock() - t0;
+	local64_add(ns, &pc->stats.handler_ns);
+	pc->stats.hist[vmstack_hist_bucket(ns)]++;
 	barrier();
 	WRITE_ONCE(pc->busy, 0);
 }

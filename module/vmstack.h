@@ -33,6 +33,9 @@ struct vmstack_cpu_stats {
 	local64_t user_faults;
 	local64_t truncated;
 	local64_t bad_tail;
+	local64_t handler_ns;
+	local64_t frames;
+	u64 hist[VMSTACK_HIST_BUCKETS];	/* only this CPU's handler writes */
 };
 
 /* Per-CPU state of a session, touched only by the handler on that CPU. */

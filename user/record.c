@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output_folded.h"
+#include "fold.h"
+#include "raw_file.h"
 #include "ring_reader.h"
 #include "stacks.h"
 #include "symbols.h"
@@ -41,6 +42,8 @@ struct options {
 	unsigned max_depth;
 	unsigned ring_pages;
 	int quiet;
+	int stats;
+	const char *raw;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -73,6 +76,10 @@ static void usage(FILE *f)
 "                        max %d)\n"
 "      --ring-pages N    ring buffer pages per CPU, a power of 2 (default 64)\n"
 "  -q, --quiet           no status line\n"
+"      --raw FILE        also save the raw samples and mappings to FILE\n"
+"                        (vmstack-report turns them into stacks later)\n"
+"      --stats           print the module's own cost: handler time per\n"
+"                        sample (p50, p99, mean) and per frame\n"
 "  -h, --help            this text\n"
 "\n"
 "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n",
@@ -106,6 +113,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "max-depth", required_argument, NULL, 'D' },
 		{ "ring-pages", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "raw", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -185,6 +194,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'S':
+			o->stats = 1;
+			break;
+		case 'W':
+			o->raw = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -284,12 +299,18 @@ struct recording {
 	size_t area_size;
 	struct vmstack_ring_view *rings;
 	struct vmstack_stacks stacks;
+	struct vmstack_raw_buf raw;	/* every record, with --raw */
+	int keep_raw;
 	int ring_broken;
 };
 
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
-	vmstack_stacks_add(arg, rec);
+	struct recording *r = arg;
+
+	vmstack_stacks_add(&r->stacks, rec);
+	if (r->keep_raw)
+		vmstack_raw_append(&r->raw, rec);
 }
 
 static void drain(struct recording *r)
@@ -297,7 +318,7 @@ static void drain(struct recording *r)
 	unsigned cpu;
 
 	for (cpu = 0; cpu < r->sess.nr_cpus; cpu++)
-		if (vmstack_ring_drain(&r->rings[cpu], on_sample, &r->stacks) < 0 &&
+		if (vmstack_ring_drain(&r->rings[cpu], on_sample, r) < 0 &&
 		    !r->ring_broken) {
 			r->ring_broken = 1;
 			fprintf(stderr, TOOL ": ring of CPU %u is corrupt; its samples are lost\n",
@@ -306,7 +327,7 @@ static void drain(struct recording *r)
 }
 
 static void sum_counts(struct vmstack_nl *nl, struct recording *r,
-		       struct vmstack_cpu_counts *sum)
+		       struct vmstack_cpu_counts *sum, uint64_t *hist)
 {
 	struct vmstack_cpu_counts *c = xcalloc(r->sess.nr_cpus, sizeof(*c));
 	unsigned i, n = 0;
@@ -314,7 +335,7 @@ static void sum_counts(struct vmstack_nl *nl, struct recording *r,
 
 	memset(sum, 0, sizeof(*sum));
 	if (!vmstack_nl_session_stats(nl, r->sess.session_id, c, r->sess.nr_cpus,
-				      &n, msg, sizeof(msg))) {
+				      &n, hist, msg, sizeof(msg))) {
 		for (i = 0; i < n; i++) {
 			sum->taken += c[i].taken;
 			sum->written += c[i].written;
@@ -322,70 +343,69 @@ static void sum_counts(struct vmstack_nl *nl, struct recording *r,
 			sum->user_faults += c[i].user_faults;
 			sum->truncated += c[i].truncated;
 			sum->bad_tail += c[i].bad_tail;
+			sum->handler_ns += c[i].handler_ns;
+			sum->frames += c[i].frames;
 		}
 	}
 	free(c);
 }
 
-static int write_folded(struct recording *r, struct vmstack_symbolizer *sym,
+static int write_output(struct recording *r, struct vmstack_symbolizer *sym,
 			const char *comm, const struct options *o)
 {
-	const char **frames = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*frames));
-	char (*bufs)[256] = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*bufs));
-	struct vmstack_folded folded;
 	FILE *out = stdout;
-	size_t i;
 	int err = 0;
 
-	vmstack_folded_init(&folded);
-	for (i = 0; i < r->stacks.nslots; i++) {
-		const struct vmstack_stack *s = r->stacks.slots[i];
-		int in_kernel, k, n = 0;
-
-		if (!s)
-			continue;
-		in_kernel = !!(s->flags & VMSTACK_SF_IN_KERNEL);
-		if (o->per_thread)
-			snprintf(bufs[n], sizeof(bufs[n]), "%s/%u", comm, s->tid);
-		else
-			snprintf(bufs[n], sizeof(bufs[n]), "%s", comm);
-		frames[n] = bufs[n];
-		n++;
-		/* Root first: the outermost user frame down to the leaf. */
-		for (k = s->nr_user - 1; k >= 0; k--, n++)
-			frames[n] = vmstack_symbolize_user(sym,
-				s->ips[s->nr_kernel + k], k > 0 || in_kernel,
-				bufs[n], sizeof(bufs[n]));
-		for (k = s->nr_kernel - 1; k >= 0; k--, n++)
-			frames[n] = vmstack_symbolize_kernel(sym, s->ips[k], k > 0,
-							     bufs[n], sizeof(bufs[n]));
-		vmstack_folded_add(&folded, frames, n, s->count);
-	}
 	if (o->output && strcmp(o->output, "-")) {
 		out = fopen(o->output, "w");
 		if (!out) {
 			fprintf(stderr, TOOL ": cannot write %s: %s\n", o->output,
 				strerror(errno));
-			err = -1;
+			return -1;
 		}
 	}
-	if (out && (vmstack_folded_write(&folded, out) || fflush(out))) {
+	if (vmstack_fold_write(&r->stacks, sym, comm, o->per_thread, out) ||
+	    fflush(out)) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = -1;
 	}
-	if (out && out != stdout)
+	if (out != stdout)
 		fclose(out);
-	vmstack_folded_free(&folded);
-	free(frames);
-	free(bufs);
 	return err;
+}
+
+/* The value below which a fraction q of the samples fall. */
+static uint64_t hist_quantile(const uint64_t *hist, double q)
+{
+	uint64_t total = 0, seen = 0;
+	unsigned b;
+
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
+		total += hist[b];
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (total && seen >= q * total)
+			return vmstack_hist_lower(b);
+	}
+	return 0;
+}
+
+static void print_cost(const struct vmstack_cpu_counts *c, const uint64_t *hist)
+{
+	double mean = c->taken ? (double)c->handler_ns / c->taken : 0;
+	double fps = c->written ? (double)c->frames / c->written : 0;
+
+	fprintf(stderr, TOOL ": handler: p50 %" PRIu64 " ns, p99 %" PRIu64
+		" ns, mean %.0f ns; %.1f frames/sample, %.1f ns/frame\n",
+		hist_quantile(hist, 0.5), hist_quantile(hist, 0.99), mean, fps,
+		fps ? mean / fps : 0);
 }
 
 static void status_line(struct vmstack_nl *nl, struct recording *r)
 {
 	struct vmstack_cpu_counts c;
 
-	sum_counts(nl, r, &c);
+	sum_counts(nl, r, &c, NULL);
 	fprintf(stderr, "\r" TOOL ": %" PRIu64 " samples, %" PRIu64 " lost   ",
 		r->stacks.samples, c.dropped);
 }
@@ -394,6 +414,7 @@ int main(int argc, char **argv)
 {
 	struct vmstack_start_req req;
 	struct vmstack_symbolizer *sym;
+	static uint64_t hist[VMSTACK_HIST_BUCKETS];
 	struct vmstack_cpu_counts c;
 	struct recording r = { 0 };
 	struct vmstack_nl *nl;
@@ -455,6 +476,7 @@ int main(int argc, char **argv)
 	vmstack_ring_views(r.area, r.sess.nr_cpus, r.sess.ring_pages,
 			   (size_t)sysconf(_SC_PAGESIZE), r.rings);
 	vmstack_stacks_init(&r.stacks, o.per_thread);
+	r.keep_raw = o.raw != NULL;
 
 	sym = vmstack_symbolizer_new(o.pid);
 	sigaction(SIGINT, &sa, NULL);
@@ -498,13 +520,17 @@ int main(int argc, char **argv)
 		fputc('\n', stderr);
 	vmstack_nl_session_stop(nl, r.sess.session_id, msg, sizeof(msg));
 	drain(&r);
-	sum_counts(nl, &r, &c);
+	sum_counts(nl, &r, &c, hist);
 	munmap(r.area, r.area_size);
 	close(r.sess.fd);
 	vmstack_nl_close(nl);
 
 	vmstack_symbolizer_load_perf_map(sym);
-	err = write_folded(&r, sym, comm, &o);
+	err = write_output(&r, sym, comm, &o);
+	if (o.raw && vmstack_raw_write(o.raw, o.pid, comm, sym, &r.raw)) {
+		fprintf(stderr, TOOL ": cannot write %s: %s\n", o.raw, strerror(errno));
+		err = -1;
+	}
 
 	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
 		r.stacks.samples, c.dropped,
@@ -516,6 +542,8 @@ int main(int argc, char **argv)
 	if (c.taken && 100.0 * c.dropped / c.taken > LOSS_WARN_PERCENT)
 		fprintf(stderr, TOOL ": warning: %.1f%% of samples lost: raise --ring-pages or lower -F\n",
 			100.0 * c.dropped / c.taken);
+	if (o.stats)
+		print_cost(&c, hist);
 	if (!r.stacks.samples)
 		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
 
@@ -526,6 +554,7 @@ int main(int argc, char **argv)
 	}
 	vmstack_symbolizer_free(sym);
 	vmstack_stacks_free(&r.stacks);
+	free(r.raw.data);
 	free(r.rings);
 	return err ? 1 : 0;
 }

@@ -296,24 +296,50 @@ static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 	return &f->tab;
 }
 
+int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
+{
+	size_t i, first = s->maps.n;
+
+	vmstack_maps_update(&s->maps, f);
+	for (i = first; i < s->maps.n; i++) {
+		struct vmstack_map *m = &s->maps.v[i];
+
+		if (m->perms[2] == 'x' && m->path[0] == '/')
+			m->symtab = file_symtab(s, m);
+	}
+	return 0;
+}
+
 int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s)
 {
 	char path[64];
-	size_t i, first;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	first = s->maps.n;
-	vmstack_maps_update(&s->maps, f);
+	vmstack_symbolizer_add_maps(s, f);
 	fclose(f);
-	for (i = first; i < s->maps.n; i++) {
-		struct vmstack_map *m = &s->maps.v[i];
+	return 0;
+}
 
-		if (m->perms[2] == 'x' && m->path[0] == '/')
-			m->symtab = file_symtab(s, m);
+size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s)
+{
+	return s->maps.n;
+}
+
+int vmstack_symbolizer_write_maps(const struct vmstack_symbolizer *s, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < s->maps.n; i++) {
+		const struct vmstack_map *m = &s->maps.v[i];
+
+		if (fprintf(f, "%" PRIx64 "-%" PRIx64 " %s %08" PRIx64
+			    " 00:00 %" PRIu64 " %s\n", m->start, m->end, m->perms,
+			    m->offset, m->inode, m->path) < 0)
+			return -1;
 	}
 	return 0;
 }

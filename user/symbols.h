@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "maps.h"
 
@@ -54,6 +55,11 @@ struct vmstack_symbolizer;
 struct vmstack_symbolizer *vmstack_symbolizer_new(int pid);
 /* Read /proc/PID/maps again; load the symbols of files seen first now. */
 int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s);
+/* The same from maps lines in @f (a saved recording). */
+int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f);
+/* Every mapping seen, as maps lines (device numbers are not kept). */
+int vmstack_symbolizer_write_maps(const struct vmstack_symbolizer *s, FILE *f);
+size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s);
 /* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
 /*

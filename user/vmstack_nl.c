@@ -40,6 +40,7 @@ static struct nla_policy vmstack_reply_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_NR_CPUS] = { .type = NLA_U32 },
 	[VMSTACK_A_RING_PAGES] = { .type = NLA_U32 },
 	[VMSTACK_A_STATS] = { .type = NLA_NESTED },
+	[VMSTACK_A_HANDLER_HIST] = { .minlen = 8 * VMSTACK_HIST_BUCKETS },
 };
 
 static void set_msg(char *buf, size_t len, const char *fmt, const char *s)
@@ -168,6 +169,8 @@ int vmstack_nl_open(struct vmstack_nl **nlp, char *err_msg, size_t len)
 		   &one, sizeof(one));
 	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_CAP_ACK,
 		   &one, sizeof(one));
+	/* Stats replies carry a 4 KiB histogram: let libnl size its reads. */
+	nl_socket_enable_msg_peek(nl->sk);
 	nl->family = genl_ctrl_resolve(nl->sk, VMSTACK_GENL_NAME);
 	if (nl->family < 0) {
 		set_msg(err_msg, len, "%s",
@@ -297,6 +300,7 @@ struct stats_out {
 	struct vmstack_cpu_counts *counts;
 	unsigned max;
 	unsigned nr;
+	uint64_t *hist;
 };
 
 static uint64_t get_u64(struct nlattr **tb, int attr)
@@ -314,6 +318,8 @@ static int parse_stats(struct nlattr **tb, void *arg)
 		[VMSTACK_CS_A_USER_FAULTS] = { .type = NLA_U64 },
 		[VMSTACK_CS_A_TRUNCATED] = { .type = NLA_U64 },
 		[VMSTACK_CS_A_BAD_TAIL] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_HANDLER_NS] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_FRAMES] = { .type = NLA_U64 },
 	};
 	struct nlattr *cs[VMSTACK_CS_A_MAX + 1];
 	struct stats_out *out = arg;
@@ -339,17 +345,23 @@ static int parse_stats(struct nlattr **tb, void *arg)
 		c->user_faults = get_u64(cs, VMSTACK_CS_A_USER_FAULTS);
 		c->truncated = get_u64(cs, VMSTACK_CS_A_TRUNCATED);
 		c->bad_tail = get_u64(cs, VMSTACK_CS_A_BAD_TAIL);
+		c->handler_ns = get_u64(cs, VMSTACK_CS_A_HANDLER_NS);
+		c->frames = get_u64(cs, VMSTACK_CS_A_FRAMES);
 		if (cpu + 1 > out->nr)
 			out->nr = cpu + 1;
 	}
+	if (out->hist && tb[VMSTACK_A_HANDLER_HIST])
+		memcpy(out->hist, nla_data(tb[VMSTACK_A_HANDLER_HIST]),
+		       8 * VMSTACK_HIST_BUCKETS);
 	return 0;
 }
 
 int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
 			     struct vmstack_cpu_counts *counts, unsigned max,
-			     unsigned *nr_cpus, char *err_msg, size_t len)
+			     unsigned *nr_cpus, uint64_t *hist,
+			     char *err_msg, size_t len)
 {
-	struct stats_out out = { .counts = counts, .max = max };
+	struct stats_out out = { .counts = counts, .max = max, .hist = hist };
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
 				   .parse = parse_stats, .arg = &out };
 	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_SESSION_STATS);
@@ -362,6 +374,8 @@ int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
 		return -EMSGSIZE;
 	}
 	memset(counts, 0, sizeof(*counts) * max);
+	if (hist)
+		memset(hist, 0, 8 * VMSTACK_HIST_BUCKETS);
 	err = vmstack_transact(nl, msg, &req);
 	*nr_cpus = out.nr;
 	return err;

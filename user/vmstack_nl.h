@@ -33,6 +33,7 @@ struct vmstack_started {
 
 struct vmstack_cpu_counts {
 	uint64_t taken, written, dropped, user_faults, truncated, bad_tail;
+	uint64_t handler_ns, frames;
 };
 
 /*
@@ -52,9 +53,14 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 			     char *err_msg, size_t len);
 int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
 			    char *err_msg, size_t len);
-/* Fills counts[0..max) by CPU; sets *nr_cpus to the number reported. */
+/*
+ * Fills counts[0..max) by CPU; sets *nr_cpus to the number reported. If
+ * hist is not NULL it receives the handler time histogram (all CPUs,
+ * VMSTACK_HIST_BUCKETS entries).
+ */
 int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
 			     struct vmstack_cpu_counts *counts, unsigned max,
-			     unsigned *nr_cpus, char *err_msg, size_t len);
+			     unsigned *nr_cpus, uint64_t *hist,
+			     char *err_msg, size_t len);
 
 #endif

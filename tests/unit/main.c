@@ -22,6 +22,7 @@ void ring_reader_tests(void);
 void maps_tests(void);
 void symbols_tests(void);
 void output_tests(void);
+void hist_raw_tests(void);
 
 int main(void)
 {
@@ -29,5 +30,6 @@ int main(void)
 	maps_tests();
 	symbols_tests();
 	output_tests();
+	hist_raw_tests();
 	return 0;
 }

@@ -45,7 +45,8 @@
  *   request: SESSION_ID
  *   reply:   SESSION_ID, STATS (nested: one CPU_STATS per possible CPU,
  *            nested: CPU, TAKEN, WRITTEN, DROPPED, USER_FAULTS,
- *            TRUNCATED, BAD_TAIL)
+ *            TRUNCATED, BAD_TAIL, HANDLER_NS, FRAMES), HANDLER_HIST (all
+ *            CPUs together)
  *
  * VMSTACK_CMD_SESSION_STOP (same privilege)
  *   request: SESSION_ID
@@ -77,6 +78,7 @@ enum vmstack_attr {
 	VMSTACK_A_NR_CPUS,		/* u32, rings in the mapping */
 	VMSTACK_A_STATS,		/* nested, VMSTACK_A_CPU_STATS... */
 	VMSTACK_A_PAD,
+	VMSTACK_A_HANDLER_HIST,		/* binary: __u64[VMSTACK_HIST_BUCKETS] */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
@@ -102,9 +104,42 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_TRUNCATED,		/* u64: a stack hit the depth cap */
 	VMSTACK_CS_A_BAD_TAIL,		/* u64: reader wrote an impossible tail */
 	VMSTACK_CS_A_PAD,
+	VMSTACK_CS_A_HANDLER_NS,	/* u64: time in the handler, target samples */
+	VMSTACK_CS_A_FRAMES,		/* u64: frames stored (kernel + user) */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
+
+/*
+ * Handler time histogram: bucket b counts samples whose handler took t ns
+ * with vmstack_hist_bucket(t) == b: 8 buckets per power of two, so a
+ * bucket's width is 1/8 of its lower bound (12.5% resolution).
+ */
+#define VMSTACK_HIST_SUB_BITS	3
+/* Buckets for every 64-bit value: 8 exact ones, then 8 per octave. */
+#define VMSTACK_HIST_BUCKETS	((64 - VMSTACK_HIST_SUB_BITS + 1) << VMSTACK_HIST_SUB_BITS)
+
+static inline unsigned int vmstack_hist_bucket(__u64 ns)
+{
+	unsigned int msb = 63 - __builtin_clzll(ns | 1);
+
+	if (msb < VMSTACK_HIST_SUB_BITS)
+		return (unsigned int)ns;
+	return (msb - VMSTACK_HIST_SUB_BITS + 1) << VMSTACK_HIST_SUB_BITS |
+	       ((ns >> (msb - VMSTACK_HIST_SUB_BITS)) &
+		((1 << VMSTACK_HIST_SUB_BITS) - 1));
+}
+
+/* The smallest ns value that falls in bucket b. */
+static inline __u64 vmstack_hist_lower(unsigned int b)
+{
+	unsigned int e = b >> VMSTACK_HIST_SUB_BITS;
+	unsigned int m = b & ((1 << VMSTACK_HIST_SUB_BITS) - 1);
+
+	if (!e)
+		return m;
+	return (__u64)((1 << VMSTACK_HIST_SUB_BITS) | m) << (e - 1);
+}
 
 enum vmstack_event {
 	VMSTACK_EVENT_CPU_CLOCK,	/* software; works everywhere */

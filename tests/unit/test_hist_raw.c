@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "raw_file.h"
+#include "unit.h"
+
+UNIT_TEST(hist_buckets_are_ordered_and_tight)
+{
+	unsigned int b, prev = 0;
+	uint64_t ns;
+
+	/* Every bucket's lower bound maps back to the bucket. */
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
+		CHECK(vmstack_hist_bucket(vmstack_hist_lower(b)) == b);
+	/* Monotonic, and the lower bound is within 12.5% below the value. */
+	for (ns = 0; ns < 5000000; ns += 1 + ns / 64) {
+		b = vmstack_hist_bucket(ns);
+		CHECK(b >= prev);
+		CHECK(vmstack_hist_lower(b) <= ns);
+		CHECK(ns - vmstack_hist_lower(b) <= ns / 8);
+		prev = b;
+	}
+	CHECK(vmstack_hist_bucket(~0ULL) == VMSTACK_HIST_BUCKETS - 1);
+}
+
+UNIT_TEST(raw_file_round_trip)
+{
+	char path[] = "/tmp/vmstack-raw-XXXXXX";
+	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
+	struct vmstack_raw_buf buf = { 0 };
+	struct {
+		struct vmstack_rec_sample rec;
+		uint64_t ips[2];
+	} r = { 0 };
+	struct vmstack_raw raw;
+	char msg[128];
+	FILE *f;
+	int i, fd;
+
+	CHECK(!vmstack_symbolizer_refresh(sym));
+	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
+	r.rec.hdr.size = sizeof(r);
+	r.rec.nr_user = 2;
+	for (i = 0; i < 100; i++) {
+		r.rec.tid = i;
+		vmstack_raw_append(&buf, &r.rec);
+	}
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(!vmstack_raw_write(path, 1234, "my prog", sym, &buf));
+	CHECK(!vmstack_raw_read(path, &raw, msg, sizeof(msg)));
+	CHECK(raw.pid == 1234 && !strcmp(raw.comm, "my prog"));
+	CHECK(raw.records.len == 100 * sizeof(r));
+	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
+	vmstack_raw_free(&raw);
+	/* A cut record is refused, not read past. */
+	f = fopen(path, "w");
+	fputs("VMSTACK-RAW 1\npid 1\ncomm x\nmaps 0\nrecords\n1234567", f);
+	fclose(f);
+	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "corrupt"));
+	unlink(path);
+	free(buf.data);
+	vmstack_symbolizer_free(sym);
+}
+
+void hist_raw_tests(void)
+{
+	static const struct unit_test t[] = {
+		{ "hist_buckets_are_ordered_and_tight", hist_buckets_are_ordered_and_tight },
+		{ "raw_file_round_trip", raw_file_round_trip },
+	};
+	unit_run(t, 2);
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raw_file.h"
+#include "util.h"
+
+#define RAW_MAGIC "VMSTACK-RAW 1\n"
+
+void vmstack_raw_append(struct vmstack_raw_buf *b,
+			const struct vmstack_rec_sample *rec)
+{
+	if (b->len + rec->hdr.size > b->cap) {
+		b->cap = 2 * (b->cap + rec->hdr.size) + 65536;
+		b->data = xrealloc(b->data, b->cap);
+	}
+	memcpy(b->data + b->len, rec, rec->hdr.size);
+	b->len += rec->hdr.size;
+}
+
+int vmstack_raw_write(const char *path, int pid, const char *comm,
+		      struct vmstack_symbolizer *sym,
+		      const struct vmstack_raw_buf *b)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nmaps %zu\n", pid, comm,
+		      vmstack_symbolizer_nr_maps(sym)) < 0 ||
+	      vmstack_symbolizer_write_maps(sym, f) ||
+	      fputs("records\n", f) < 0 ||
+	      (b->len && fwrite(b->data, b->len, 1, f) != 1);
+	if (fclose(f))
+		err = 1;
+	return err ? -1 : 0;
+}
+
+static int fail(char *err, size_t len, const char *what)
+{
+	snprintf(err, len, "%s", what);
+	return -1;
+}
+
+int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
+		     size_t len)
+{
+	char line[4200], *maps = NULL;
+	size_t nmaps, maps_len = 0, i, off;
+	FILE *f, *mf;
+	long n;
+
+	memset(raw, 0, sizeof(*raw));
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f) || strcmp(line, RAW_MAGIC) ||
+	    fscanf(f, "pid %d\n", &raw->pid) != 1 ||
+	    !fgets(line, sizeof(line), f) || strncmp(line, "comm ", 5) ||
+	    fscanf(f, "maps %zu\n", &nmaps) != 1) {
+		fclose(f);
+		return fail(err, len, "not a vmstack raw recording");
+	}
+	line[strcspn(line, "\n")] = 0;
+	snprintf(raw->comm, sizeof(raw->comm), "%.63s", line + 5);
+	mf = open_memstream(&maps, &maps_len);
+	for (i = 0; i < nmaps && fgets(line, sizeof(line), f); i++)
+		fputs(line, mf);
+	fclose(mf);
+	if (i < nmaps || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {
+		free(maps);
+		fclose(f);
+		return fail(err, len, "truncated raw recording (mappings)");
+	}
+	raw->sym = vmstack_symbolizer_new(raw->pid);
+	mf = fmemopen(maps, maps_len ? maps_len : 1, "r");
+	if (mf) {
+		vmstack_symbolizer_add_maps(raw->sym, mf);
+		fclose(mf);
+	}
+	free(maps);
+	/* The records: read all, then check each one's size before use. */
+	while ((n = (long)fread(line, 1, sizeof(line), f)) > 0) {
+		if (raw->records.len + n > raw->records.cap) {
+			raw->records.cap = 2 * (raw->records.cap + n);
+			raw->records.data = xrealloc(raw->records.data, raw->records.cap);
+		}
+		memcpy(raw->records.data + raw->records.len, line, n);
+		raw->records.len += n;
+	}
+	fclose(f);
+	for (off = 0; off < raw->records.len;) {
+		const struct vmstack_rec_sample *rec =
+			(const void *)(raw->records.data + off);
+
+		if (raw->records.len - off < sizeof(*rec) ||
+		    rec->hdr.type != VMSTACK_REC_SAMPLE ||
+		    rec->hdr.size != sizeof(*rec) +
+		    ((size_t)rec->nr_kernel + rec->nr_user) * 8 ||
+		    rec->hdr.size > raw->records.len - off) {
+			vmstack_raw_free(raw);
+			return fail(err, len, "corrupt record in raw recording");
+		}
+		off += rec->hdr.size;
+	}
+	return 0;
+}
+
+void vmstack_raw_free(struct vmstack_raw *raw)
+{
+	vmstack_symbolizer_free(raw->sym);
+	free(raw->records.data);
+	memset(raw, 0, sizeof(*raw));
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Raw recordings: the samples exactly as the rings held them, plus what is
+ * needed to name them later (pid, process name, every mapping seen).
+ * Text header, then the records:
+ *   VMSTACK-RAW 1\n pid PID\n comm NAME\n maps N\n <N /proc/PID/maps lines>
+ *   records\n <struct vmstack_rec_sample ...> to the end of the file
+ */
+#ifndef VMSTACK_RAW_FILE_H
+#define VMSTACK_RAW_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/vmstack.h>
+
+#include "symbols.h"
+
+struct vmstack_raw_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+void vmstack_raw_append(struct vmstack_raw_buf *b,
+			const struct vmstack_rec_sample *rec);
+int vmstack_raw_write(const char *path, int pid, const char *comm,
+		      struct vmstack_symbolizer *sym,
+		      const struct vmstack_raw_buf *b);
+
+struct vmstack_raw {
+	int pid;
+	char comm[64];
+	struct vmstack_symbolizer *sym;	/* built from the saved mappings */
+	struct vmstack_raw_buf records;
+};
+
+/* 0, or -1 with a message in err. */
+int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
+		     size_t len);
+void vmstack_raw_free(struct vmstack_raw *raw);
+
+#endif
