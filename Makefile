@@ -4,6 +4,7 @@
 #   make check T=a,b  only the guest tests a and b (host tests still run)
 #   make lint       checkpatch, W=1 and sparse on the module
 #   make demo       profile the bundled demo in the test VM (build/demo/)
+#   make bench      vmstack vs perf in one VM boot, as ratios (build/bench.txt)
 KVER ?= $(shell scripts/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 B := build
@@ -23,13 +24,14 @@ NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all module tools check lint demo clean
+.PHONY: all module tools check lint demo bench clean
 all: module tools
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/unit-tests $(WORKLOADS)
+tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/unit-tests \
+	$(B)/vmstack-probe $(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h include/uapi/linux/vmstack.h | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -42,6 +44,10 @@ $(B)/vmstack-record: $(B)/record.o $(NL_OBJS) $(CORE_OBJS)
 
 $(B)/vmstack-report: $(B)/report.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
+
+# A test tool: drives the module directly (tests/tools/vmstack-probe.c).
+$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o user/*.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
 
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(UNIT_SRCS) $(CORE_OBJS) $(LDLIBS_ELF) -o $@
@@ -58,6 +64,9 @@ $(B):
 
 demo: all
 	scripts/demo
+
+bench: all
+	scripts/bench
 
 check: all
 	tests/run $(or $(T),all)

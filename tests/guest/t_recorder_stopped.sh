@@ -1,0 +1,18 @@
+# A recorder stopped with SIGSTOP lets its rings fill: samples are dropped,
+# and once it runs again it reports the loss and warns.
+. tests/guest/lib.sh
+build/workloads/calltree 6 &
+pid=$!
+vmstack-record -q -F 5000 --ring-pages 4 -d 3 -p $pid -o /tmp/stop.folded 2>/tmp/stop.err &
+rec=$!
+sleep 0.5
+kill -STOP $rec
+sleep 1.5
+kill -CONT $rec
+wait $rec || fail "recorder failed"
+cat /tmp/stop.err
+grep -qE '[1-9][0-9]* lost' /tmp/stop.err || fail "no loss reported"
+grep -q 'warning: .*lost' /tmp/stop.err || fail "no warning"
+kill $pid
+wait $pid 2>/dev/null
+true
