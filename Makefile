@@ -14,15 +14,17 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS += -Iinclude/uapi -Iuser $(shell pkg-config --cflags libnl-genl-3.0)
 LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
-LDLIBS_ELF := -lelf
+LDLIBS_ELF := -ldw -lelf
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
-	     user/output_folded.c user/fold.c user/raw_file.c user/util.c
+	     user/output_folded.c user/fold.c user/raw_file.c user/cfi.c \
+	     user/util.c
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
+	     $(B)/workloads/calltree-nofp
 
 .PHONY: all module tools check lint demo bench clean
 all: module tools
@@ -31,7 +33,7 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/unit-tests \
-	$(B)/vmstack-probe $(WORKLOADS)
+	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h include/uapi/linux/vmstack.h | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -49,6 +51,9 @@ $(B)/vmstack-report: $(B)/report.o $(CORE_OBJS)
 $(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o user/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
 
+$(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_ELF) -o $@
+
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(UNIT_SRCS) $(CORE_OBJS) $(LDLIBS_ELF) -o $@
 
@@ -58,6 +63,12 @@ $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
 $(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread $< -o $@
+
+# The same call tree as most users' binaries are built: optimized, no
+# frame pointers (only .eh_frame describes the frames).
+$(B)/workloads/calltree-nofp: tests/workloads/calltree.c Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf $< -o $@
 
 $(B):
 	mkdir -p $(B)

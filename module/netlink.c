@@ -19,6 +19,11 @@ static struct netlink_range_validation vmstack_freq_range = {
 	.max = VMSTACK_MAX_FREQ,
 };
 
+static struct netlink_range_validation vmstack_uw_rows_range = {
+	.min = 1,
+	.max = VMSTACK_UW_MAX_ROWS,
+};
+
 static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_ABI_VERSION] = { .type = NLA_REJECT },
 	[VMSTACK_A_MODULE_VERSION] = { .type = NLA_REJECT },
@@ -37,6 +42,15 @@ static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_STATS] = { .type = NLA_REJECT },
 	[VMSTACK_A_PAD] = { .type = NLA_REJECT },
 	[VMSTACK_A_HANDLER_HIST] = { .type = NLA_REJECT },
+	[VMSTACK_A_UW_START] = { .type = NLA_U64 },
+	[VMSTACK_A_UW_END] = { .type = NLA_U64 },
+	[VMSTACK_A_UW_ROWS] = { .type = NLA_BINARY,
+				.len = VMSTACK_UW_CHUNK_ROWS *
+				       sizeof(struct vmstack_uw_row) },
+	[VMSTACK_A_UW_BYTES] = { .type = NLA_REJECT },
+	[VMSTACK_A_UW_TOTAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_uw_rows_range),
+	[VMSTACK_A_UW_FIRST] = { .type = NLA_U32 },
+	[VMSTACK_A_PAUSED] = { .type = NLA_FLAG },
 };
 
 /*
@@ -116,6 +130,7 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 				      VMSTACK_STACK_ALL);
 	cfg.max_depth = vmstack_attr_u32(info, VMSTACK_A_MAX_DEPTH, 128);
 	cfg.ring_pages = vmstack_attr_u32(info, VMSTACK_A_RING_PAGES, 64);
+	cfg.paused = nla_get_flag(info->attrs[VMSTACK_A_PAUSED]);
 
 	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
 	if (!hdr)
@@ -275,7 +290,9 @@ err:
 	return err;
 }
 
-static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
+/* SESSION_STOP and SESSION_RESUME: @fn applied to the named session. */
+static int vmstack_nl_session_apply(struct sk_buff *skb, struct genl_info *info,
+				    void (*fn)(struct vmstack_session *s))
 {
 	struct vmstack_session *s;
 
@@ -284,11 +301,69 @@ static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&vmstack_sessions_lock);
 	s = vmstack_nl_session(info);
 	if (s)
-		vmstack_session_stop(s);
+		fn(s);
 	mutex_unlock(&vmstack_sessions_lock);
 	if (!s)
 		return info->attrs[VMSTACK_A_SESSION_ID] ? -ENOENT : -EINVAL;
 	return 0;
+}
+
+static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	return vmstack_nl_session_apply(skb, info, vmstack_session_stop);
+}
+
+static int vmstack_nl_session_resume(struct sk_buff *skb, struct genl_info *info)
+{
+	return vmstack_nl_session_apply(skb, info, vmstack_session_resume);
+}
+
+static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_uw_chunk c;
+	struct vmstack_session *s;
+	struct sk_buff *msg;
+	struct nlattr *rows;
+	void *hdr;
+	u64 bytes;
+	int err;
+
+	if (!vmstack_allowed(skb, info))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_START) ||
+	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_END) ||
+	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_TOTAL) ||
+	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_FIRST) ||
+	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_ROWS))
+		return -EINVAL;
+	rows = info->attrs[VMSTACK_A_UW_ROWS];
+	if (!nla_len(rows) || nla_len(rows) % sizeof(struct vmstack_uw_row)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, rows,
+				    "unwind rows: not a whole number of rows");
+		return -EINVAL;
+	}
+	c.start = nla_get_u64(info->attrs[VMSTACK_A_UW_START]);
+	c.end = nla_get_u64(info->attrs[VMSTACK_A_UW_END]);
+	c.total = nla_get_u32(info->attrs[VMSTACK_A_UW_TOTAL]);
+	c.first = nla_get_u32(info->attrs[VMSTACK_A_UW_FIRST]);
+	c.nrows = nla_len(rows) / sizeof(struct vmstack_uw_row);
+	c.rows = nla_data(rows);
+
+	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
+	if (!hdr)
+		return -ENOMEM;
+	mutex_lock(&vmstack_sessions_lock);
+	s = vmstack_nl_session(info);
+	err = s ? vmstack_uw_add(s, &c, info->extack) : -ENOENT;
+	bytes = s ? s->uw_bytes : 0;
+	mutex_unlock(&vmstack_sessions_lock);
+	if (err || nla_put_u64_64bit(msg, VMSTACK_A_UW_BYTES, bytes,
+				     VMSTACK_A_PAD)) {
+		nlmsg_free(msg);
+		return err ? err : -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 static const struct genl_ops vmstack_ops[] = {
@@ -308,6 +383,14 @@ static const struct genl_ops vmstack_ops[] = {
 		.cmd = VMSTACK_CMD_SESSION_STOP,
 		.doit = vmstack_nl_session_stop,
 	},
+	{
+		.cmd = VMSTACK_CMD_UNWIND_ADD,
+		.doit = vmstack_nl_unwind_add,
+	},
+	{
+		.cmd = VMSTACK_CMD_SESSION_RESUME,
+		.doit = vmstack_nl_session_resume,
+	},
 };
 
 static struct genl_family vmstack_family __ro_after_init = {
@@ -319,7 +402,7 @@ static struct genl_family vmstack_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = vmstack_ops,
 	.n_ops = ARRAY_SIZE(vmstack_ops),
-	.resv_start_op = VMSTACK_CMD_SESSION_STOP + 1,
+	.resv_start_op = VMSTACK_CMD_SESSION_RESUME + 1,
 };
 
 int __init vmstack_netlink_init(void)

@@ -34,8 +34,8 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
 		uregs = regs;
 	}
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs))
-		nu = vmstack_unwind_user(uregs, pc->ips + nk, s->cfg.max_depth,
-					 &flags);
+		nu = vmstack_unwind_user(s, uregs, pc->ips + nk,
+					 s->cfg.max_depth, &flags);
 	*nr_kernel = nk;
 	*nr_user = nu;
 	return flags;

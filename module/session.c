@@ -67,9 +67,20 @@ void vmstack_session_stop(struct vmstack_session *s)
 	synchronize_rcu();
 }
 
+/* Caller holds vmstack_sessions_lock. */
+void vmstack_session_resume(struct vmstack_session *s)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; s->events && cpu < s->nr_rings; cpu++)
+		if (s->events[cpu])
+			perf_event_enable(s->events[cpu]);
+}
+
 static void vmstack_session_free(struct vmstack_session *s)
 {
 	vmstack_session_stop(s);
+	vmstack_uw_free(s);
 	vfree(s->area);
 	free_percpu(s->pcpu);
 	if (s->pid_ns)
@@ -138,6 +149,7 @@ static int vmstack_session_open_events(struct vmstack_session *s,
 		.size = sizeof(attr),
 		.freq = 1,
 		.sample_freq = s->cfg.freq,
+		.disabled = s->cfg.paused,
 	};
 	struct perf_event *ev;
 	unsigned int cpu;
@@ -219,6 +231,7 @@ int vmstack_session_start(const struct vmstack_session_cfg *cfg,
 	if (!s)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&s->node);
+	INIT_LIST_HEAD(&s->uw_tables);
 	s->cfg = *cfg;
 	s->tgid = vmstack_find_target(cfg->pid, extack);
 	if (!s->tgid) {

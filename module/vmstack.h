@@ -53,6 +53,17 @@ struct vmstack_session_cfg {
 	u32 stacks;
 	u32 max_depth;
 	u32 ring_pages;
+	bool paused;
+};
+
+struct vmstack_uw_set;
+struct vmstack_uw_table;
+
+/* One chunk of an unwind table, as VMSTACK_CMD_UNWIND_ADD carries it. */
+struct vmstack_uw_chunk {
+	u64 start, end;
+	u32 total, first, nrows;
+	const struct vmstack_uw_row *rows;
 };
 
 struct vmstack_session {
@@ -67,6 +78,12 @@ struct vmstack_session {
 	size_t ring_stride;		/* control page + data pages */
 	unsigned int nr_rings;
 	struct perf_event **events;	/* one per CPU; NULL once stopped */
+	/* User unwind rules (unwind_table.c); writers hold sessions_lock. */
+	struct vmstack_uw_set __rcu *uw_set;
+	struct list_head uw_tables;
+	struct vmstack_uw_table *uw_pending;	/* being uploaded */
+	u32 uw_pending_next;
+	u64 uw_bytes;
 };
 
 /* session.c */
@@ -76,6 +93,7 @@ int vmstack_session_start(const struct vmstack_session_cfg *cfg,
 			  struct vmstack_session **sp, struct file **filep);
 struct vmstack_session *vmstack_session_find(u32 id);
 void vmstack_session_stop(struct vmstack_session *s);
+void vmstack_session_resume(struct vmstack_session *s);
 u32 vmstack_nr_sessions(void);
 
 /* sample.c */
@@ -86,8 +104,16 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 /* unwind_kernel.c, unwind_user.c: return the number of frames stored */
 unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 				   unsigned int max, u16 *flags);
-unsigned int vmstack_unwind_user(struct pt_regs *regs, u64 *ips,
+unsigned int vmstack_unwind_user(struct vmstack_session *s,
+				 struct pt_regs *regs, u64 *ips,
 				 unsigned int max, u16 *flags);
+
+/* unwind_table.c */
+int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
+		   struct netlink_ext_ack *extack);
+const struct vmstack_uw_row *vmstack_uw_lookup(struct vmstack_session *s,
+					       unsigned long pc);
+void vmstack_uw_free(struct vmstack_session *s);
 
 /* ring.c */
 void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,

@@ -44,6 +44,7 @@ struct options {
 	int quiet;
 	int stats;
 	const char *raw;
+	int cfi;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -72,6 +73,9 @@ static void usage(FILE *f)
 "      --no-kernel       user stacks only\n"
 "      --per-thread      one root frame per thread (COMM/TID)\n"
 "  -e, --event EVENT     cpu-clock (default) or cycles (needs a PMU)\n"
+"      --unwind MODE     user stacks by 'cfi' (default: rules from each\n"
+"                        file's .eh_frame, frame pointers where it has none)\n"
+"                        or 'fp' (frame pointers only)\n"
 "      --max-depth N     frames per stack, kernel and user each (default 128,\n"
 "                        max %d)\n"
 "      --ring-pages N    ring buffer pages per CPU, a power of 2 (default 64)\n"
@@ -115,6 +119,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "raw", required_argument, NULL, 'W' },
+		{ "unwind", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -123,7 +128,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 999, .kernel = 1, .max_depth = 128,
-			       .ring_pages = 64,
+			       .ring_pages = 64, .cfi = 1,
 			       .event = VMSTACK_EVENT_CPU_CLOCK };
 	while ((c = getopt_long(argc, argv, "+p:F:d:o:e:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -201,6 +206,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'W':
 			o->raw = optarg;
 			break;
+		case 'U':
+			if (strcmp(optarg, "cfi") && strcmp(optarg, "fp")) {
+				fprintf(stderr, TOOL ": --unwind takes cfi or fp\n");
+				return -1;
+			}
+			o->cfi = !strcmp(optarg, "cfi");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -271,6 +283,49 @@ static int release_command(struct command *c)
 	return n == 1 ? (byte ? byte : ENOEXEC) : 0;
 }
 
+/* Where execvp will find @cmd, or NULL. */
+static char *find_in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], *dup, *dir, *save = NULL;
+
+	if (strchr(cmd, '/'))
+		return xstrdup(cmd);
+	dup = xstrdup(path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dup, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, cmd);
+		if (!access(buf, X_OK)) {
+			free(dup);
+			return xstrdup(buf);
+		}
+	}
+	free(dup);
+	return NULL;
+}
+
+/*
+ * Before a command starts: read the symbols and unwind rules of its
+ * executable and of the C library and loader (which it will map, as we
+ * do), so its first samples already have rules.
+ */
+static void prewarm(struct vmstack_symbolizer *sym, const char *cmd)
+{
+	char *exe = find_in_path(cmd), line[4200];
+	struct vmstack_map m;
+	FILE *f;
+
+	if (exe)
+		vmstack_symbolizer_prewarm(sym, exe);
+	free(exe);
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!vmstack_map_parse(line, &m) && m.perms[2] == 'x' &&
+		    (strstr(m.path, "/libc.so") || strstr(m.path, "/ld-linux")))
+			vmstack_symbolizer_prewarm(sym, m.path);
+	if (f)
+		fclose(f);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -302,7 +357,37 @@ struct recording {
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	int keep_raw;
 	int ring_broken;
+	struct vmstack_nl *nl;
+	uint64_t uw_bytes;		/* module memory for unwind rules */
+	size_t uw_maps, uw_rows;
+	int uw_failed;
 };
+
+/* A new executable mapping: give the module its unwind rules. */
+static void upload_unwind(void *arg, struct vmstack_map *m)
+{
+	struct recording *r = arg;
+	const struct vmstack_cfi_table *cfi;
+	struct vmstack_uw_row *rows;
+	char msg[256];
+	uint64_t lo;
+	size_t n;
+
+	if (!m->symtab || !(cfi = vmstack_symtab_cfi(m->symtab)) ||
+	    vmstack_symtab_vaddr(m->symtab, m->offset, &lo))
+		return;
+	n = vmstack_cfi_slice(cfi, lo, lo + (m->end - m->start), &rows);
+	if (n && vmstack_nl_unwind_add(r->nl, r->sess.session_id, m->start, m->end,
+				       rows, n, &r->uw_bytes, msg, sizeof(msg))) {
+		if (!r->uw_failed++)
+			fprintf(stderr, TOOL ": unwind rules for %s refused: %s\n",
+				m->path, msg);
+	} else if (n) {
+		r->uw_maps++;
+		r->uw_rows += n;
+	}
+	free(rows);
+}
 
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
@@ -420,7 +505,7 @@ int main(int argc, char **argv)
 	struct vmstack_nl *nl;
 	struct command cmd = { .pid = -1 };
 	int pidfd, exited = 0, err, status, show;
-	double t0, last_refresh;
+	double t0, last_refresh, last_status;
 	char msg[256], comm[64] = "?";
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct options o;
@@ -448,6 +533,8 @@ int main(int argc, char **argv)
 		.pid = (uint32_t)o.pid, .freq = o.freq, .event = o.event,
 		.stacks = o.kernel ? VMSTACK_STACK_ALL : VMSTACK_STACK_USER,
 		.max_depth = o.max_depth, .ring_pages = o.ring_pages,
+		/* Unwind rules first, then samples. */
+		.paused = 1,
 	};
 	err = vmstack_nl_session_start(nl, &req, &r.sess, msg, sizeof(msg));
 	if (err) {
@@ -479,9 +566,22 @@ int main(int argc, char **argv)
 	r.keep_raw = o.raw != NULL;
 
 	sym = vmstack_symbolizer_new(o.pid);
+	r.nl = nl;
+	if (o.cfi)
+		vmstack_symbolizer_on_new_map(sym, upload_unwind, &r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (o.cmd && o.cfi)
+		prewarm(sym, o.cmd[0]);
+	else
+		vmstack_symbolizer_refresh(sym);
+	if (vmstack_nl_session_resume(nl, r.sess.session_id, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
+		if (o.cmd)
+			kill(o.pid, SIGKILL);
+		return 1;
+	}
 	if (o.cmd) {
 		err = release_command(&cmd);
 		if (err) {
@@ -495,7 +595,7 @@ int main(int argc, char **argv)
 	read_comm(o.pid, comm, sizeof(comm));
 	show = !o.quiet && isatty(STDERR_FILENO);
 
-	t0 = last_refresh = now();
+	t0 = last_refresh = last_status = now();
 	while (!stop_requested && !exited) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
@@ -507,13 +607,18 @@ int main(int argc, char **argv)
 		drain(&r);
 		if (o.duration && now() - t0 >= o.duration)
 			break;
-		if (now() - last_refresh >= 1.0 && !exited) {
+		/*
+		 * New libraries (dlopen) and a changed name (exec): every 10 ms
+		 * at first, while the dynamic loader maps libraries, then 1 s.
+		 */
+		if (now() - last_refresh >= (now() - t0 < 2 ? 0.0 : 1.0) && !exited) {
 			last_refresh = now();
-			/* New libraries (dlopen) and a changed name (exec). */
 			vmstack_symbolizer_refresh(sym);
 			read_comm(o.pid, comm, sizeof(comm));
-			if (show)
-				status_line(nl, &r);
+		}
+		if (show && now() - last_status >= 1.0) {
+			last_status = now();
+			status_line(nl, &r);
 		}
 	}
 	if (show)
@@ -542,8 +647,11 @@ int main(int argc, char **argv)
 	if (c.taken && 100.0 * c.dropped / c.taken > LOSS_WARN_PERCENT)
 		fprintf(stderr, TOOL ": warning: %.1f%% of samples lost: raise --ring-pages or lower -F\n",
 			100.0 * c.dropped / c.taken);
-	if (o.stats)
+	if (o.stats) {
 		print_cost(&c, hist);
+		fprintf(stderr, TOOL ": unwind rules: %zu mappings, %zu rows, %" PRIu64
+			" bytes in the module\n", r.uw_maps, r.uw_rows, r.uw_bytes);
+	}
 	if (!r.stacks.samples)
 		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
 

@@ -224,8 +224,25 @@ int vmstack_symtab_vaddr(const struct vmstack_symtab *t, uint64_t file_off,
 	return -1;
 }
 
+const struct vmstack_cfi_table *vmstack_symtab_cfi(struct vmstack_symtab *t)
+{
+	if (!t->cfi_tried && t->elf) {
+		t->cfi_tried = 1;
+		t->cfi = xcalloc(1, sizeof(*t->cfi));
+		if (vmstack_cfi_build(t->elf, t->cfi)) {
+			free(t->cfi);
+			t->cfi = NULL;
+		}
+	}
+	return t->cfi;
+}
+
 void vmstack_symtab_free(struct vmstack_symtab *t)
 {
+	if (t->cfi) {
+		vmstack_cfi_free(t->cfi);
+		free(t->cfi);
+	}
 	if (t->elf)
 		elf_end(t->elf);
 	if (t->fd >= 0)
@@ -251,7 +268,16 @@ struct vmstack_symbolizer {
 	size_t nfiles, capfiles;
 	struct vmstack_symtab vdso, kernel, perf_map;
 	int vdso_tried, kernel_tried;
+	vmstack_new_map_fn on_new_map;
+	void *on_new_map_arg;
 };
+
+void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
+				   vmstack_new_map_fn fn, void *arg)
+{
+	s->on_new_map = fn;
+	s->on_new_map_arg = arg;
+}
 
 struct vmstack_symbolizer *vmstack_symbolizer_new(int pid)
 {
@@ -296,6 +322,21 @@ static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 	return &f->tab;
 }
 
+/* The vDSO image is the same in every process: read our own. */
+static struct vmstack_symtab *vdso_symtab(struct vmstack_symbolizer *s)
+{
+	Elf64_Ehdr *ehdr = (Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+
+	if (!s->vdso_tried && ehdr) {
+		s->vdso_tried = 1;
+		/* The image ends with its section headers. */
+		vmstack_symtab_load_elf_mem(&s->vdso, ehdr,
+					    ehdr->e_shoff +
+					    (size_t)ehdr->e_shnum * ehdr->e_shentsize);
+	}
+	return s->vdso.loaded ? &s->vdso : NULL;
+}
+
 int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
 {
 	size_t i, first = s->maps.n;
@@ -306,6 +347,10 @@ int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
 
 		if (m->perms[2] == 'x' && m->path[0] == '/')
 			m->symtab = file_symtab(s, m);
+		else if (!strcmp(m->path, "[vdso]"))
+			m->symtab = vdso_symtab(s);
+		if (m->symtab && s->on_new_map)
+			s->on_new_map(s->on_new_map_arg, m);
 	}
 	return 0;
 }
@@ -344,6 +389,20 @@ int vmstack_symbolizer_write_maps(const struct vmstack_symbolizer *s, FILE *f)
 	return 0;
 }
 
+void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path)
+{
+	struct vmstack_map m = { 0 };
+	struct vmstack_symtab *tab;
+	struct stat st;
+
+	if (stat(path, &st))
+		return;
+	m.inode = st.st_ino;
+	m.path = (char *)path;
+	tab = file_symtab(s, &m);
+	vmstack_symtab_cfi(tab);
+}
+
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s)
 {
 	char path[64];
@@ -351,21 +410,6 @@ void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s)
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", s->pid);
 	vmstack_symtab_free(&s->perf_map);
 	vmstack_symtab_load_perf_map(&s->perf_map, path);
-}
-
-/* The vDSO image is the same in every process: read our own. */
-static struct vmstack_symtab *vdso_symtab(struct vmstack_symbolizer *s)
-{
-	Elf64_Ehdr *ehdr = (Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
-
-	if (!s->vdso_tried && ehdr) {
-		s->vdso_tried = 1;
-		/* The image ends with its section headers. */
-		vmstack_symtab_load_elf_mem(&s->vdso, ehdr,
-					    ehdr->e_shoff +
-					    (size_t)ehdr->e_shnum * ehdr->e_shentsize);
-	}
-	return s->vdso.loaded ? &s->vdso : NULL;
 }
 
 static const char *base_name(const char *path)
@@ -384,11 +428,6 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 	struct vmstack_map *m;
 
 	m = vmstack_maps_find(&s->maps, pc);
-	if (m && !strcmp(m->path, "[vdso]") && (tab = vdso_symtab(s)) &&
-	    (sym = vmstack_symtab_find(tab, pc - m->start + tab->loads[0].vaddr))) {
-		snprintf(buf, len, "%s", sym->name);
-		return buf;
-	}
 	if (m && m->symtab) {
 		tab = m->symtab;
 		if (!vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr) &&

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cfi.h"
 #include "maps.h"
 
 struct vmstack_sym {
@@ -30,6 +31,8 @@ struct vmstack_symtab {
 	void *elf;		/* Elf *, kept open: names point into it */
 	int fd;
 	int loaded;		/* 0: unreadable file; names will be offsets */
+	struct vmstack_cfi_table *cfi;	/* unwind rows, made on first use */
+	int cfi_tried;
 };
 
 /* Load an ELF file's symbols and load segments. 0 or -1. */
@@ -48,6 +51,8 @@ const struct vmstack_sym *vmstack_symtab_find(const struct vmstack_symtab *t,
 int vmstack_symtab_vaddr(const struct vmstack_symtab *t, uint64_t file_off,
 			 uint64_t *vaddr);
 void vmstack_symtab_free(struct vmstack_symtab *t);
+/* The file's unwind rows (cached), or NULL if it has no usable CFI. */
+const struct vmstack_cfi_table *vmstack_symtab_cfi(struct vmstack_symtab *t);
 
 /* The symbolizer of one target process. */
 struct vmstack_symbolizer;
@@ -60,6 +65,15 @@ int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f);
 /* Every mapping seen, as maps lines (device numbers are not kept). */
 int vmstack_symbolizer_write_maps(const struct vmstack_symbolizer *s, FILE *f);
 size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s);
+/* Called for each executable file mapping when it is first seen. */
+typedef void (*vmstack_new_map_fn)(void *arg, struct vmstack_map *m);
+void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
+				   vmstack_new_map_fn fn, void *arg);
+/*
+ * Load a file's symbols and unwind rows before the target maps it (for a
+ * command about to start), so that the mapping can be served at once.
+ */
+void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path);
 /* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
 /*

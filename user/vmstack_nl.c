@@ -41,6 +41,7 @@ static struct nla_policy vmstack_reply_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_RING_PAGES] = { .type = NLA_U32 },
 	[VMSTACK_A_STATS] = { .type = NLA_NESTED },
 	[VMSTACK_A_HANDLER_HIST] = { .minlen = 8 * VMSTACK_HIST_BUCKETS },
+	[VMSTACK_A_UW_BYTES] = { .type = NLA_U64 },
 };
 
 static void set_msg(char *buf, size_t len, const char *fmt, const char *s)
@@ -139,9 +140,10 @@ static int vmstack_transact(struct vmstack_nl *nl, struct nl_msg *msg,
 	return req->error;
 }
 
-static struct nl_msg *vmstack_msg(struct vmstack_nl *nl, uint8_t cmd)
+static struct nl_msg *vmstack_msg_size(struct vmstack_nl *nl, uint8_t cmd,
+				       size_t size)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = nlmsg_alloc_size(size);
 
 	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
 				0, cmd, VMSTACK_GENL_VERSION)) {
@@ -149,6 +151,11 @@ static struct nl_msg *vmstack_msg(struct vmstack_nl *nl, uint8_t cmd)
 		msg = NULL;
 	}
 	return msg;
+}
+
+static struct nl_msg *vmstack_msg(struct vmstack_nl *nl, uint8_t cmd)
+{
+	return vmstack_msg_size(nl, cmd, 4096);
 }
 
 int vmstack_nl_open(struct vmstack_nl **nlp, char *err_msg, size_t len)
@@ -274,7 +281,23 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 	    nla_put_u32(msg, VMSTACK_A_EVENT, r->event) ||
 	    nla_put_u32(msg, VMSTACK_A_STACKS, r->stacks) ||
 	    nla_put_u32(msg, VMSTACK_A_MAX_DEPTH, r->max_depth) ||
-	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, r->ring_pages)) {
+	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, r->ring_pages) ||
+	    (r->paused && nla_put_flag(msg, VMSTACK_A_PAUSED))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
+}
+
+static int session_cmd(struct vmstack_nl *nl, uint8_t cmd, uint32_t id,
+		       char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
+	struct nl_msg *msg = vmstack_msg(nl, cmd);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -284,16 +307,13 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
 			    char *err_msg, size_t len)
 {
-	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
-	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_SESSION_STOP);
+	return session_cmd(nl, VMSTACK_CMD_SESSION_STOP, id, err_msg, len);
+}
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	return vmstack_transact(nl, msg, &req);
+int vmstack_nl_session_resume(struct vmstack_nl *nl, uint32_t id,
+			      char *err_msg, size_t len)
+{
+	return session_cmd(nl, VMSTACK_CMD_SESSION_RESUME, id, err_msg, len);
 }
 
 struct stats_out {
@@ -378,5 +398,48 @@ int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
 		memset(hist, 0, 8 * VMSTACK_HIST_BUCKETS);
 	err = vmstack_transact(nl, msg, &req);
 	*nr_cpus = out.nr;
+	return err;
+}
+
+static int parse_uw_bytes(struct nlattr **tb, void *arg)
+{
+	if (tb[VMSTACK_A_UW_BYTES])
+		*(uint64_t *)arg = nla_get_u64(tb[VMSTACK_A_UW_BYTES]);
+	return 0;
+}
+
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
+			  uint64_t end, const struct vmstack_uw_row *rows,
+			  size_t n, uint64_t *bytes, char *err_msg, size_t len)
+{
+	size_t first, chunk;
+	int err = 0;
+
+	for (first = 0; first < n && !err; first += chunk) {
+		struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+					   .parse = parse_uw_bytes, .arg = bytes };
+		struct nl_msg *msg;
+
+		chunk = n - first < VMSTACK_UW_CHUNK_ROWS ? n - first :
+			VMSTACK_UW_CHUNK_ROWS;
+		msg = vmstack_msg_size(nl, VMSTACK_CMD_UNWIND_ADD,
+				       chunk * sizeof(*rows) + 512);
+		if (!msg) {
+			set_msg(err_msg, len, "%s", "out of memory");
+			return -ENOMEM;
+		}
+		if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id) ||
+		    nla_put_u64(msg, VMSTACK_A_UW_START, start) ||
+		    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
+		    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)n) ||
+		    nla_put_u32(msg, VMSTACK_A_UW_FIRST, (uint32_t)first) ||
+		    nla_put(msg, VMSTACK_A_UW_ROWS, (int)(chunk * sizeof(*rows)),
+			    rows + first)) {
+			nlmsg_free(msg);
+			set_msg(err_msg, len, "%s", "unwind rows do not fit a message");
+			return -EMSGSIZE;
+		}
+		err = vmstack_transact(nl, msg, &req);
+	}
 	return err;
 }

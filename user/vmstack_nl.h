@@ -22,6 +22,7 @@ struct vmstack_start_req {
 	uint32_t stacks;
 	uint32_t max_depth;
 	uint32_t ring_pages;
+	int paused;
 };
 
 struct vmstack_started {
@@ -53,6 +54,8 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 			     char *err_msg, size_t len);
 int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
 			    char *err_msg, size_t len);
+int vmstack_nl_session_resume(struct vmstack_nl *nl, uint32_t id,
+			      char *err_msg, size_t len);
 /*
  * Fills counts[0..max) by CPU; sets *nr_cpus to the number reported. If
  * hist is not NULL it receives the handler time histogram (all CPUs,
@@ -62,5 +65,13 @@ int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
 			     struct vmstack_cpu_counts *counts, unsigned max,
 			     unsigned *nr_cpus, uint64_t *hist,
 			     char *err_msg, size_t len);
+
+/*
+ * Unwind rows for the target's mapping [start, end), sent in chunks; sets
+ * *bytes to the memory the session's tables take in the module.
+ */
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
+			  uint64_t end, const struct vmstack_uw_row *rows,
+			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 
 #endif

@@ -36,7 +36,8 @@
  * user namespace)
  *   request: PID (required; in the caller's PID namespace; a thread ID
  *            selects its whole process), FREQ, EVENT, STACKS, MAX_DEPTH,
- *            RING_PAGES
+ *            RING_PAGES, PAUSED (flag: sample only after SESSION_RESUME,
+ *            so unwind rules can be uploaded first)
  *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES
  *   The session lives as long as SESSION_FD is open: closing it (or the
  *   caller's exit) stops sampling and frees everything.
@@ -51,6 +52,20 @@
  * VMSTACK_CMD_SESSION_STOP (same privilege)
  *   request: SESSION_ID
  *   Stops sampling; the fd stays valid so the rings can be drained.
+ *
+ * VMSTACK_CMD_SESSION_RESUME (same privilege)
+ *   request: SESSION_ID
+ *   Starts sampling in a session started with PAUSED.
+ *
+ * VMSTACK_CMD_UNWIND_ADD (same privilege)
+ *   request: SESSION_ID, UW_START, UW_END, UW_TOTAL, UW_FIRST, UW_ROWS
+ *   Unwind rules for the user mapping [UW_START, UW_END) of the target,
+ *   replacing the rules of any mapping it overlaps. The table has UW_TOTAL
+ *   rows (struct vmstack_uw_row, sorted by start) and comes in chunks, in
+ *   order: UW_ROWS holds rows UW_FIRST... (an attribute holds < 64 KiB).
+ *   The table takes effect with its last chunk. The module walks user
+ *   stacks with these rules where they exist, frame pointers elsewhere.
+ *   reply:   UW_BYTES (memory the session's rules now take)
  */
 enum vmstack_cmd {
 	VMSTACK_CMD_UNSPEC,
@@ -58,6 +73,8 @@ enum vmstack_cmd {
 	VMSTACK_CMD_SESSION_START,
 	VMSTACK_CMD_SESSION_STATS,
 	VMSTACK_CMD_SESSION_STOP,
+	VMSTACK_CMD_UNWIND_ADD,
+	VMSTACK_CMD_SESSION_RESUME,
 	__VMSTACK_CMD_MAX,
 };
 #define VMSTACK_CMD_MAX (__VMSTACK_CMD_MAX - 1)
@@ -79,6 +96,13 @@ enum vmstack_attr {
 	VMSTACK_A_STATS,		/* nested, VMSTACK_A_CPU_STATS... */
 	VMSTACK_A_PAD,
 	VMSTACK_A_HANDLER_HIST,		/* binary: __u64[VMSTACK_HIST_BUCKETS] */
+	VMSTACK_A_UW_START,		/* u64 */
+	VMSTACK_A_UW_END,		/* u64 */
+	VMSTACK_A_UW_ROWS,		/* binary: struct vmstack_uw_row[] */
+	VMSTACK_A_UW_BYTES,		/* u64 */
+	VMSTACK_A_UW_TOTAL,		/* u32 */
+	VMSTACK_A_UW_FIRST,		/* u32 */
+	VMSTACK_A_PAUSED,		/* flag */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
@@ -173,6 +197,36 @@ enum vmstack_rec_type {
 	VMSTACK_REC_PAD = 1,
 	VMSTACK_REC_SAMPLE = 2,
 };
+
+/*
+ * One unwind rule, reduced from the CFI (.eh_frame) of a mapped file. It
+ * holds from start (an offset from the mapping's start) up to the next
+ * row's start. The return address is always at CFA - 8.
+ */
+enum vmstack_uw_cfa {
+	VMSTACK_UW_FP,		/* no usable rule here: use the frame pointer */
+	VMSTACK_UW_CFA_RSP,	/* CFA = rsp + cfa_off */
+	VMSTACK_UW_CFA_RBP,	/* CFA = rbp + cfa_off */
+	VMSTACK_UW_SIGNAL,	/* signal trampoline: registers in the ucontext at rsp */
+	__VMSTACK_UW_MAX,
+};
+
+enum vmstack_uw_rbp {
+	VMSTACK_UW_RBP_SAME,	/* the caller's rbp is still in rbp */
+	VMSTACK_UW_RBP_SAVED,	/* the caller's rbp is at CFA + rbp_off */
+};
+
+struct vmstack_uw_row {
+	__u32 start;
+	__s32 cfa_off;
+	__s16 rbp_off;
+	__u8 cfa;		/* enum vmstack_uw_cfa */
+	__u8 rbp;		/* enum vmstack_uw_rbp */
+};
+
+#define VMSTACK_UW_MAX_ROWS	(1U << 22)	/* per mapping */
+#define VMSTACK_UW_CHUNK_ROWS	4096		/* per message, at most */
+#define VMSTACK_UW_MAX_BYTES	(64U << 20)	/* per session */
 
 /* Sample flags. */
 #define VMSTACK_SF_KERNEL_TRUNC	(1U << 0)	/* kernel stack hit the cap */

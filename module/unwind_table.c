@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user unwind rules of a session: one sorted table of rows per mapping
+ * of the target, uploaded by the recorder (derived from .eh_frame) and
+ * looked up by the sample handler.
+ *
+ * Writers (netlink, under vmstack_sessions_lock) build a new set of
+ * mappings and publish it with RCU; the handler only reads. Row tables are
+ * never freed before the session ends, so a handler can never see one go.
+ */
+#include <linux/mm.h>
+#include <linux/netlink.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include "vmstack.h"
+
+struct vmstack_uw_table {
+	struct list_head node;		/* in session->uw_tables */
+	u64 start, end;
+	u32 nrows;
+	struct vmstack_uw_row rows[];
+};
+
+struct vmstack_uw_set {
+	struct rcu_head rcu;
+	u32 nr;
+	struct vmstack_uw_table *maps[];	/* sorted by start, disjoint */
+};
+
+static bool vmstack_uw_rows_valid(const struct vmstack_uw_table *t,
+				  struct netlink_ext_ack *extack)
+{
+	const struct vmstack_uw_row *r;
+	u64 span = t->end - t->start;
+	u32 i;
+
+	for (i = 0; i < t->nrows; i++) {
+		r = &t->rows[i];
+		if ((i && r->start <= t->rows[i - 1].start) || r->start >= span) {
+			NL_SET_ERR_MSG(extack, "unwind rows not sorted or past the mapping");
+			return false;
+		}
+		if (r->cfa >= __VMSTACK_UW_MAX || r->rbp > VMSTACK_UW_RBP_SAVED) {
+			NL_SET_ERR_MSG(extack, "unknown unwind rule kind");
+			return false;
+		}
+		/* A CFA below the stack pointer cannot be a caller's frame. */
+		if (r->cfa == VMSTACK_UW_CFA_RSP && r->cfa_off < 8) {
+			NL_SET_ERR_MSG(extack, "unwind rule with CFA below rsp + 8");
+			return false;
+		}
+	}
+	return true;
+}
+
+static void vmstack_uw_set_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct vmstack_uw_set, rcu));
+}
+
+/* Publish @t, dropping the mappings it overlaps from the lookup set. */
+static int vmstack_uw_publish(struct vmstack_session *s,
+			      struct vmstack_uw_table *t)
+{
+	struct vmstack_uw_set *old, *new;
+	bool placed = false;
+	u32 i, n = 0, nr;
+
+	old = rcu_dereference_protected(s->uw_set,
+					lockdep_is_held(&vmstack_sessions_lock));
+	nr = old ? old->nr : 0;
+	new = kmalloc(struct_size(new, maps, nr + 1), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct vmstack_uw_table *m = old->maps[i];
+
+		if (m->end > t->start && m->start < t->end)
+			continue;	/* unmapped and replaced by @t */
+		if (!placed && m->start > t->start) {
+			new->maps[n++] = t;
+			placed = true;
+		}
+		new->maps[n++] = m;
+	}
+	if (!placed)
+		new->maps[n++] = t;
+	new->nr = n;
+	rcu_assign_pointer(s->uw_set, new);
+	if (old)
+		call_rcu(&old->rcu, vmstack_uw_set_free_rcu);
+	return 0;
+}
+
+int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
+		   struct netlink_ext_ack *extack)
+{
+	struct vmstack_uw_table *t = s->uw_pending;
+	size_t bytes;
+	int err;
+
+	if (c->first == 0) {
+		if (c->start >= c->end || c->end - c->start > U32_MAX ||
+		    c->end > TASK_SIZE_MAX || !c->total ||
+		    c->total > VMSTACK_UW_MAX_ROWS) {
+			NL_SET_ERR_MSG(extack, "bad unwind table mapping or size");
+			return -EINVAL;
+		}
+		bytes = struct_size(t, rows, c->total);
+		if (s->uw_bytes + bytes > VMSTACK_UW_MAX_BYTES) {
+			NL_SET_ERR_MSG(extack, "unwind tables over the session's memory limit");
+			return -ENOSPC;
+		}
+		kvfree(t);
+		t = kvmalloc(bytes, GFP_KERNEL);
+		s->uw_pending = t;
+		if (!t)
+			return -ENOMEM;
+		t->start = c->start;
+		t->end = c->end;
+		t->nrows = c->total;
+		s->uw_pending_next = 0;
+	}
+	if (!t || c->first != s->uw_pending_next || c->start != t->start ||
+	    c->end != t->end || c->total != t->nrows ||
+	    c->nrows > t->nrows - c->first) {
+		NL_SET_ERR_MSG(extack, "unwind table chunk out of order");
+		return -EINVAL;
+	}
+	memcpy(&t->rows[c->first], c->rows, c->nrows * sizeof(*c->rows));
+	s->uw_pending_next += c->nrows;
+	if (s->uw_pending_next < t->nrows)
+		return 0;
+
+	s->uw_pending = NULL;
+	if (!vmstack_uw_rows_valid(t, extack)) {
+		kvfree(t);
+		return -EINVAL;
+	}
+	err = vmstack_uw_publish(s, t);
+	if (err) {
+		kvfree(t);
+		return err;
+	}
+	list_add(&t->node, &s->uw_tables);
+	s->uw_bytes += struct_size(t, rows, t->nrows);
+	return 0;
+}
+
+void vmstack_uw_free(struct vmstack_session *s)
+{
+	struct vmstack_uw_table *t, *tmp;
+
+	/* Sampling has stopped and synchronize_rcu() has run (session.c). */
+	kfree(rcu_dereference_protected(s->uw_set, true));
+	kvfree(s->uw_pending);
+	list_for_each_entry_safe(t, tmp, &s->uw_tables, node)
+		kvfree(t);
+}
+
+/* In the handler: the rule in force at @pc, or NULL. */
+const struct vmstack_uw_row *vmstack_uw_lookup(struct vmstack_session *s,
+					       unsigned long pc)
+{
+	struct vmstack_uw_set *set = rcu_dereference_raw(s->uw_set);
+	const struct vmstack_uw_table *t = NULL;
+	u32 lo = 0, hi, off;
+
+	if (!set)
+		return NULL;
+	hi = set->nr;
+	while (lo < hi) {		/* the last mapping starting at or below pc */
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (set->maps[mid]->start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= set->maps[lo - 1]->end)
+		return NULL;
+	t = set->maps[lo - 1];
+	off = pc - t->start;
+	lo = 0;
+	hi = t->nrows;
+	while (lo < hi) {		/* the last row starting at or below off */
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rows[lo - 1] : NULL;
+}

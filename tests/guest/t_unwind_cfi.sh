@@ -1,0 +1,21 @@
+# User stacks without frame pointers, unwound with rules from .eh_frame:
+# the known call tree built -O2 -fomit-frame-pointer gives complete stacks
+# in the expected proportions; with --unwind fp the same stacks break.
+. tests/guest/lib.sh
+w=build/workloads/calltree-nofp
+vmstack-record -q --stats -o /tmp/cfi.folded -- $w 3 2>/tmp/cfi.err || { cat /tmp/cfi.err; fail "record failed"; }
+cat /tmp/cfi.err
+cp /tmp/cfi.folded "$VMSTACK_RESULTS/"
+sort -k2 -nr /tmp/cfi.folded | head -4
+sum() { grep -E "$1" "$2" | awk '{s += $NF} END {print s+0}'; }
+total=$(awk '{s += $NF} END {print s+0}' /tmp/cfi.folded)
+hot=$(sum ';__libc_start_main;[^ ]*;main;run;hot_three;spin ' /tmp/cfi.folded)
+cold=$(sum ';__libc_start_main;[^ ]*;main;run;cold_one;spin ' /tmp/cfi.folded)
+note "complete known stacks: hot $hot cold $cold of $total"
+[ $((100 * (hot + cold) / total)) -ge 90 ] || fail "under 90% of samples have the complete known stack"
+awk -v h=$hot -v c=$cold 'BEGIN {r = h / c; exit !(r > 2.4 && r < 3.75)}' || fail "hot/cold is not about 3"
+grep -q 'unwind rules: [1-9]' /tmp/cfi.err || fail "no unwind rules uploaded"
+vmstack-record -q --unwind fp -o /tmp/fp.folded -- $w 1 || fail "record --unwind fp failed"
+fp=$(sum ';main;run;(hot_three|cold_one);spin ' /tmp/fp.folded)
+note "with frame pointers only, complete stacks: $fp"
+[ "$fp" -lt $((total / 10)) ] || fail "frame pointers alone should not unwind this binary"

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A file's CFI (.eh_frame, read with libdw) reduced to compact unwind rows
+ * the module can apply at sample time: CFA = rsp|rbp + N, rbp saved at
+ * CFA + M or unchanged, return address at CFA - 8. Addresses whose rule
+ * does not reduce (DRAP realignment, expressions) get VMSTACK_UW_FP, so
+ * the module falls back to the frame pointer there.
+ */
+#ifndef VMSTACK_CFI_H
+#define VMSTACK_CFI_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/vmstack.h>
+
+struct vmstack_cfi_row {
+	uint64_t vaddr;			/* link-time address where it starts */
+	struct vmstack_uw_row rule;	/* rule.start unused here */
+};
+
+struct vmstack_cfi_table {
+	struct vmstack_cfi_row *rows;	/* sorted; each holds up to the next */
+	size_t n, cap;
+	size_t fdes, fallback_rows;
+};
+
+/* 0 on success (possibly with no rows), -1 if the file has no usable CFI. */
+int vmstack_cfi_build(Elf *elf, struct vmstack_cfi_table *t);
+/*
+ * The rows for the part [lo, hi) of the file's address space, as the module
+ * wants them for a mapping at runtime address map_start of link-time
+ * address lo. Returns the number of rows written to out (malloc'd).
+ */
+size_t vmstack_cfi_slice(const struct vmstack_cfi_table *t, uint64_t lo,
+			 uint64_t hi, struct vmstack_uw_row **out);
+void vmstack_cfi_free(struct vmstack_cfi_table *t);
+
+#endif
