@@ -19,12 +19,12 @@ LDLIBS_ELF := -ldw -lelf
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
 	     user/output_folded.c user/fold.c user/raw_file.c user/cfi.c \
-	     user/util.c
+	     user/vm_luajit.c user/util.c
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
-	     $(B)/workloads/calltree-nofp
+	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich
 
 .PHONY: all module tools check lint demo bench clean
 all: module tools
@@ -69,6 +69,12 @@ $(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 $(B)/workloads/calltree-nofp: tests/workloads/calltree.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf $< -o $@
+
+# The sandwich demo: C embedding LuaJIT (Debian's libluajit-5.1).
+$(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O2 -g -fno-omit-frame-pointer -fno-inline $(shell pkg-config --cflags luajit) $< \
+		$(shell pkg-config --libs luajit) -o $@
 
 $(B):
 	mkdir -p $(B)

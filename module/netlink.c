@@ -51,6 +51,7 @@ static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_UW_TOTAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_uw_rows_range),
 	[VMSTACK_A_UW_FIRST] = { .type = NLA_U32 },
 	[VMSTACK_A_PAUSED] = { .type = NLA_FLAG },
+	[VMSTACK_A_VM_DESC] = NLA_POLICY_EXACT_LEN(sizeof(struct vmstack_vm_desc)),
 };
 
 /*
@@ -192,7 +193,9 @@ static int vmstack_put_cpu_stats(struct sk_buff *msg, struct vmstack_session *s,
 	    nla_put_u64_64bit(msg, VMSTACK_CS_A_HANDLER_NS,
 			      local64_read(&st->handler_ns), VMSTACK_CS_A_PAD) ||
 	    nla_put_u64_64bit(msg, VMSTACK_CS_A_FRAMES,
-			      local64_read(&st->frames), VMSTACK_CS_A_PAD)) {
+			      local64_read(&st->frames), VMSTACK_CS_A_PAD) ||
+	    nla_put_u64_64bit(msg, VMSTACK_CS_A_VM_ERRORS,
+			      local64_read(&st->vm_errors), VMSTACK_CS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -257,7 +260,7 @@ static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
 	}
 	size = nla_total_size(sizeof(u32)) + nla_total_size(0) +
 	       s->nr_rings * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			      8 * nla_total_size_64bit(sizeof(u64))) +
+			      9 * nla_total_size_64bit(sizeof(u64))) +
 	       nla_total_size(sizeof(u64) * VMSTACK_HIST_BUCKETS);
 	hdr = vmstack_reply_start(info, &msg, size);
 	if (!hdr) {
@@ -366,6 +369,25 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_session *s;
+	struct nlattr *desc;
+	int err;
+
+	if (!vmstack_allowed(skb, info))
+		return -EPERM;
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_VM_DESC))
+		return -EINVAL;
+	desc = info->attrs[VMSTACK_A_VM_DESC];
+	mutex_lock(&vmstack_sessions_lock);
+	s = vmstack_nl_session(info);
+	err = s ? vmstack_vm_add(s, nla_data(desc), nla_len(desc), info->extack) :
+		  -ENOENT;
+	mutex_unlock(&vmstack_sessions_lock);
+	return err;
+}
+
 static const struct genl_ops vmstack_ops[] = {
 	{
 		.cmd = VMSTACK_CMD_GET_STATUS,
@@ -391,6 +413,10 @@ static const struct genl_ops vmstack_ops[] = {
 		.cmd = VMSTACK_CMD_SESSION_RESUME,
 		.doit = vmstack_nl_session_resume,
 	},
+	{
+		.cmd = VMSTACK_CMD_VM_ADD,
+		.doit = vmstack_nl_vm_add,
+	},
 };
 
 static struct genl_family vmstack_family __ro_after_init = {
@@ -402,7 +428,7 @@ static struct genl_family vmstack_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = vmstack_ops,
 	.n_ops = ARRAY_SIZE(vmstack_ops),
-	.resv_start_op = VMSTACK_CMD_SESSION_RESUME + 1,
+	.resv_start_op = VMSTACK_CMD_VM_ADD + 1,
 };
 
 int __init vmstack_netlink_init(void)

@@ -73,6 +73,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		local64_inc(&pc->stats.truncated);
 	if (flags & VMSTACK_SF_USER_FAULT)
 		local64_inc(&pc->stats.user_faults);
+	if (flags & VMSTACK_SF_VM_BROKEN)
+		local64_inc(&pc->stats.vm_errors);
 
 	size = sizeof(*rec) + (nr_kernel + nr_user) * sizeof(u64);
 	rec = vmstack_ring_reserve(&pc->ring, size, &bad_tail);

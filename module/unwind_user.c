@@ -25,10 +25,6 @@
  */
 #define VMSTACK_SIGCONTEXT_RBP	(40 + 80)
 
-struct vmstack_user_regs {
-	unsigned long ip, sp, bp;
-};
-
 enum vmstack_step {
 	VMSTACK_STEP_OK,
 	VMSTACK_STEP_END,	/* the outermost frame */
@@ -102,6 +98,7 @@ unsigned int vmstack_unwind_user(struct vmstack_session *s,
 				 unsigned int max, u16 *flags)
 {
 	struct vmstack_user_regs r = { regs->ip, regs->sp, regs->bp };
+	struct vmstack_vm_cursor vm = { 0, 0 };
 	const struct vmstack_uw_row *row;
 	enum vmstack_step step;
 	bool exact = true;	/* ip is not a return address */
@@ -111,6 +108,20 @@ unsigned int vmstack_unwind_user(struct vmstack_session *s,
 		return 0;
 	ips[n++] = r.ip;
 	for (;;) {
+		if (s->nr_vms &&
+		    vmstack_vm_splice(s, &r, n == 1 ? regs : NULL, &vm, ips, &n,
+				      max, flags)) {
+			/* Now at the VM's caller: a return address. */
+			exact = false;
+			if (!r.ip)
+				break;
+			if (n == max) {
+				*flags |= VMSTACK_SF_USER_TRUNC;
+				break;
+			}
+			ips[n++] = r.ip;
+			continue;
+		}
 		/* A return address may be just past its function's end. */
 		row = vmstack_uw_lookup(s, exact ? r.ip : r.ip - 1);
 		exact = false;

@@ -35,6 +35,7 @@ struct vmstack_cpu_stats {
 	local64_t bad_tail;
 	local64_t handler_ns;
 	local64_t frames;
+	local64_t vm_errors;
 	u64 hist[VMSTACK_HIST_BUCKETS];	/* only this CPU's handler writes */
 };
 
@@ -84,6 +85,14 @@ struct vmstack_session {
 	struct vmstack_uw_table *uw_pending;	/* being uploaded */
 	u32 uw_pending_next;
 	u64 uw_bytes;
+	/* VM descriptors (vm_walk.c): only added; nr_vms is published last. */
+	struct vmstack_vm_desc vms[VMSTACK_VM_MAX];
+	u32 nr_vms;
+};
+
+/* The user registers an unwinder step works on. */
+struct vmstack_user_regs {
+	unsigned long ip, sp, bp;
 };
 
 /* session.c */
@@ -107,6 +116,25 @@ unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 unsigned int vmstack_unwind_user(struct vmstack_session *s,
 				 struct pt_regs *regs, u64 *ips,
 				 unsigned int max, u16 *flags);
+
+/* vm_walk.c */
+/* What one VM activation's walk tells the next, within one sample. */
+struct vmstack_vm_cursor {
+	unsigned long state;
+	unsigned long next_top;
+};
+
+int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
+		   struct netlink_ext_ack *extack);
+/*
+ * If @r is a native frame of a VM (r->ip in its code), replace ips[*n - 1]
+ * by that activation's VM frames and move @r to the VM's native caller.
+ * @leaf: the sampled registers when @r is the sampled frame, else NULL.
+ * Returns true if it moved @r; false to let the native unwinder step.
+ */
+bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
+		       struct pt_regs *leaf, struct vmstack_vm_cursor *cur,
+		       u64 *ips, unsigned int *n, unsigned int max, u16 *flags);
 
 /* unwind_table.c */
 int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,

@@ -7,6 +7,44 @@
 
 #define NAME_LEN 256
 
+static int is_vm(uint64_t w)
+{
+	uint64_t tag = w & VMSTACK_VMF_MASK;
+
+	return tag == VMSTACK_VMF_SCRIPT || tag == VMSTACK_VMF_BUILTIN ||
+	       tag == VMSTACK_VMF_BROKEN;
+}
+
+/* The user frames of @s, named, root first; VM words become VM frames. */
+static int user_frames(struct vmstack_symbolizer *sym,
+		       const struct vmstack_stack *s, int in_kernel,
+		       const char **frames, char (*bufs)[NAME_LEN])
+{
+	const uint64_t *u = s->ips + s->nr_kernel;
+	int k, n = 0, lo, hi;
+
+	for (k = 0; k < s->nr_user; k++, n++) {
+		if (is_vm(u[k])) {
+			frames[n] = vmstack_symbolize_vm(sym, u[k], bufs[n], NAME_LEN);
+			/* A script frame's PC word follows it. */
+			if ((u[k] & VMSTACK_VMF_MASK) == VMSTACK_VMF_SCRIPT)
+				k++;
+		} else {
+			/* In the kernel, the user PC is the return from it. */
+			frames[n] = vmstack_symbolize_user(sym, u[k],
+							   k > 0 || in_kernel,
+							   bufs[n], NAME_LEN);
+		}
+	}
+	for (lo = 0, hi = n - 1; lo < hi; lo++, hi--) {
+		const char *t = frames[lo];
+
+		frames[lo] = frames[hi];
+		frames[hi] = t;
+	}
+	return n;
+}
+
 int vmstack_fold_write(const struct vmstack_stacks *st,
 		       struct vmstack_symbolizer *sym, const char *comm,
 		       int per_thread, FILE *out)
@@ -25,7 +63,6 @@ int vmstack_fold_write(const struct vmstack_stacks *st,
 
 		if (!s)
 			continue;
-		/* In the kernel, the user PC is the return from the syscall. */
 		in_kernel = !!(s->flags & VMSTACK_SF_IN_KERNEL);
 		if (per_thread)
 			snprintf(bufs[n], NAME_LEN, "%s/%u", comm, s->tid);
@@ -33,10 +70,7 @@ int vmstack_fold_write(const struct vmstack_stacks *st,
 			snprintf(bufs[n], NAME_LEN, "%s", comm);
 		frames[n] = bufs[n];
 		n++;
-		for (k = s->nr_user - 1; k >= 0; k--, n++)
-			frames[n] = vmstack_symbolize_user(sym,
-				s->ips[s->nr_kernel + k], k > 0 || in_kernel,
-				bufs[n], NAME_LEN);
+		n += user_frames(sym, s, in_kernel, frames + n, bufs + n);
 		for (k = s->nr_kernel - 1; k >= 0; k--, n++)
 			frames[n] = vmstack_symbolize_kernel(sym, s->ips[k], k > 0,
 							     bufs[n], NAME_LEN);

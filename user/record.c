@@ -25,6 +25,7 @@
 #include "stacks.h"
 #include "symbols.h"
 #include "util.h"
+#include "vm_luajit.h"
 #include "vmstack_nl.h"
 
 #define TOOL "vmstack-record"
@@ -45,6 +46,7 @@ struct options {
 	int stats;
 	const char *raw;
 	int cfi;
+	int vm;		/* detect VM runtimes and merge their frames */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -80,6 +82,8 @@ static void usage(FILE *f)
 "                        max %d)\n"
 "      --ring-pages N    ring buffer pages per CPU, a power of 2 (default 64)\n"
 "  -q, --quiet           no status line\n"
+"      --vm MODE         VM frames: 'auto' (default: detect the runtime\n"
+"                        from the target's mappings), 'luajit', or 'none'\n"
 "      --raw FILE        also save the raw samples and mappings to FILE\n"
 "                        (vmstack-report turns them into stacks later)\n"
 "      --stats           print the module's own cost: handler time per\n"
@@ -120,6 +124,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "stats", no_argument, NULL, 'S' },
 		{ "raw", required_argument, NULL, 'W' },
 		{ "unwind", required_argument, NULL, 'U' },
+		{ "vm", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -128,7 +133,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 999, .kernel = 1, .max_depth = 128,
-			       .ring_pages = 64, .cfi = 1,
+			       .ring_pages = 64, .cfi = 1, .vm = 1,
 			       .event = VMSTACK_EVENT_CPU_CLOCK };
 	while ((c = getopt_long(argc, argv, "+p:F:d:o:e:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -205,6 +210,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'W':
 			o->raw = optarg;
+			break;
+		case 'V':
+			if (!strcmp(optarg, "none")) {
+				o->vm = 0;
+			} else if (!strcmp(optarg, "auto") || !strcmp(optarg, "luajit")) {
+				o->vm = 1;
+			} else {
+				fprintf(stderr, TOOL ": --vm takes auto, luajit or none (Lua 5.4 and descriptor files are not supported yet)\n");
+				return -1;
+			}
 			break;
 		case 'U':
 			if (strcmp(optarg, "cfi") && strcmp(optarg, "fp")) {
@@ -358,15 +373,34 @@ struct recording {
 	int keep_raw;
 	int ring_broken;
 	struct vmstack_nl *nl;
+	struct vmstack_symbolizer *sym;
+	int vm, cfi;
+	size_t nr_vms;
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
 	int uw_failed;
 };
 
-/* A new executable mapping: give the module its unwind rules. */
-static void upload_unwind(void *arg, struct vmstack_map *m)
+/* A new mapping that holds a VM's interpreter: describe it to the module. */
+static void detect_vm(struct recording *r, struct vmstack_map *m)
 {
-	struct recording *r = arg;
+	struct vmstack_vm_desc d;
+	char msg[256];
+
+	if (vmstack_luajit_describe(m, &d))
+		return;
+	if (vmstack_nl_vm_add(r->nl, r->sess.session_id, &d, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": LuaJIT in %s: descriptor refused: %s\n",
+			m->path, msg);
+		return;
+	}
+	vmstack_symbolizer_set_vm_namer(r->sym, vmstack_luajit_name);
+	r->nr_vms++;
+}
+
+/* Give the module the unwind rules of a new executable mapping. */
+static void upload_unwind(struct recording *r, struct vmstack_map *m)
+{
 	const struct vmstack_cfi_table *cfi;
 	struct vmstack_uw_row *rows;
 	char msg[256];
@@ -389,10 +423,28 @@ static void upload_unwind(void *arg, struct vmstack_map *m)
 	free(rows);
 }
 
-static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
+/* A new executable mapping: its unwind rules and VM, if any. */
+static void on_new_map(void *arg, struct vmstack_map *m)
 {
 	struct recording *r = arg;
 
+	if (r->vm)
+		detect_vm(r, m);
+	if (r->cfi)
+		upload_unwind(r, m);
+}
+
+static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
+{
+	struct recording *r = arg;
+	unsigned i;
+
+	/* VM objects may be freed soon: name new VM functions now. */
+	if (rec->hdr.flags & VMSTACK_SF_VM)
+		for (i = rec->nr_kernel; i < (unsigned)rec->nr_kernel + rec->nr_user; i++)
+			if ((rec->ips[i] & VMSTACK_VMF_MASK) == VMSTACK_VMF_SCRIPT)
+				vmstack_symbolizer_note_vm(r->sym, rec->ips[i++] &
+							   ~VMSTACK_VMF_MASK);
 	vmstack_stacks_add(&r->stacks, rec);
 	if (r->keep_raw)
 		vmstack_raw_append(&r->raw, rec);
@@ -430,6 +482,7 @@ static void sum_counts(struct vmstack_nl *nl, struct recording *r,
 			sum->bad_tail += c[i].bad_tail;
 			sum->handler_ns += c[i].handler_ns;
 			sum->frames += c[i].frames;
+			sum->vm_errors += c[i].vm_errors;
 		}
 	}
 	free(c);
@@ -567,8 +620,10 @@ int main(int argc, char **argv)
 
 	sym = vmstack_symbolizer_new(o.pid);
 	r.nl = nl;
-	if (o.cfi)
-		vmstack_symbolizer_on_new_map(sym, upload_unwind, &r);
+	r.sym = sym;
+	r.vm = o.vm;
+	r.cfi = o.cfi;
+	vmstack_symbolizer_on_new_map(sym, on_new_map, &r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -640,6 +695,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
 		r.stacks.samples, c.dropped,
 		c.taken ? 100.0 * c.dropped / c.taken : 0.0, r.stacks.n);
+	if (r.nr_vms)
+		fprintf(stderr, "; VM frames merged (LuaJIT), %" PRIu64 " VM stacks cut by bad VM data",
+			c.vm_errors);
 	if (c.user_faults || c.truncated)
 		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64 " by --max-depth",
 			c.user_faults, c.truncated);

@@ -261,6 +261,11 @@ struct vmstack_file {
 	struct vmstack_symtab tab;
 };
 
+struct vm_name {
+	uint64_t ident;
+	char *name;
+};
+
 struct vmstack_symbolizer {
 	int pid;
 	struct vmstack_maps maps;
@@ -270,7 +275,77 @@ struct vmstack_symbolizer {
 	int vdso_tried, kernel_tried;
 	vmstack_new_map_fn on_new_map;
 	void *on_new_map_arg;
+	vmstack_vm_namer vm_namer;
+	struct vm_name *vm_names;
+	size_t vm_nslots, vm_n;
 };
+
+void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
+				     vmstack_vm_namer fn)
+{
+	s->vm_namer = fn;
+}
+
+static size_t vm_slot(struct vmstack_symbolizer *s, uint64_t ident)
+{
+	size_t j = hash_bytes(&ident, sizeof(ident), 1) & (s->vm_nslots - 1);
+
+	while (s->vm_names[j].name && s->vm_names[j].ident != ident)
+		j = (j + 1) & (s->vm_nslots - 1);
+	return j;
+}
+
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident)
+{
+	char name[256];
+	size_t i, j;
+
+	if (!s->vm_namer)
+		return;
+	if (2 * (s->vm_n + 1) > s->vm_nslots) {
+		size_t old = s->vm_nslots;
+		struct vm_name *v = s->vm_names;
+
+		s->vm_nslots = old ? 2 * old : 256;
+		s->vm_names = xcalloc(s->vm_nslots, sizeof(*s->vm_names));
+		for (i = 0; i < old; i++)
+			if (v[i].name)
+				s->vm_names[vm_slot(s, v[i].ident)] = v[i];
+		free(v);
+	}
+	j = vm_slot(s, ident);
+	if (s->vm_names[j].name)
+		return;
+	/* A freed or moved object reads as garbage or not at all: say so. */
+	if (s->vm_namer(s->pid, ident, name, sizeof(name)))
+		snprintf(name, sizeof(name), "[unreadable]");
+	s->vm_names[j].ident = ident;
+	s->vm_names[j].name = xstrdup(name);
+	s->vm_n++;
+}
+
+const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
+				 char *buf, size_t len)
+{
+	uint64_t v = word & ~VMSTACK_VMF_MASK;
+	size_t j;
+
+	switch (word & VMSTACK_VMF_MASK) {
+	case VMSTACK_VMF_SCRIPT:
+		j = s->vm_nslots ? vm_slot(s, v) : 0;
+		if (s->vm_nslots && s->vm_names[j].name)
+			snprintf(buf, len, "%s_[vm]", s->vm_names[j].name);
+		else
+			snprintf(buf, len, "0x%" PRIx64 "_[vm]", v);
+		break;
+	case VMSTACK_VMF_BUILTIN:
+		snprintf(buf, len, "[builtin]_[vm]");
+		break;
+	default:
+		snprintf(buf, len, "[vm stack cut: %" PRIu64 "]_[vm]", v);
+	}
+	return buf;
+}
 
 void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
 				   vmstack_new_map_fn fn, void *arg)
@@ -492,5 +567,8 @@ void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 	vmstack_symtab_free(&s->vdso);
 	vmstack_symtab_free(&s->kernel);
 	vmstack_symtab_free(&s->perf_map);
+	for (i = 0; i < s->vm_nslots; i++)
+		free(s->vm_names[i].name);
+	free(s->vm_names);
 	free(s);
 }

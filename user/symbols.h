@@ -74,6 +74,17 @@ void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
  * command about to start), so that the mapping can be served at once.
  */
 void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path);
+/*
+ * VM frames: names of VM function identities, read from the live target
+ * by the VM's namer the first time an identity is seen, then cached.
+ */
+typedef int (*vmstack_vm_namer)(int pid, uint64_t ident, char *buf, size_t len);
+void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
+				     vmstack_vm_namer fn);
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident);
+/* The name of a tagged VM word of a sample (VMSTACK_VMF_*). */
+const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
+				 char *buf, size_t len);
 /* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
 /*

@@ -340,6 +340,7 @@ static int parse_stats(struct nlattr **tb, void *arg)
 		[VMSTACK_CS_A_BAD_TAIL] = { .type = NLA_U64 },
 		[VMSTACK_CS_A_HANDLER_NS] = { .type = NLA_U64 },
 		[VMSTACK_CS_A_FRAMES] = { .type = NLA_U64 },
+		[VMSTACK_CS_A_VM_ERRORS] = { .type = NLA_U64 },
 	};
 	struct nlattr *cs[VMSTACK_CS_A_MAX + 1];
 	struct stats_out *out = arg;
@@ -367,6 +368,7 @@ static int parse_stats(struct nlattr **tb, void *arg)
 		c->bad_tail = get_u64(cs, VMSTACK_CS_A_BAD_TAIL);
 		c->handler_ns = get_u64(cs, VMSTACK_CS_A_HANDLER_NS);
 		c->frames = get_u64(cs, VMSTACK_CS_A_FRAMES);
+		c->vm_errors = get_u64(cs, VMSTACK_CS_A_VM_ERRORS);
 		if (cpu + 1 > out->nr)
 			out->nr = cpu + 1;
 	}
@@ -442,4 +444,21 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 		err = vmstack_transact(nl, msg, &req);
 	}
 	return err;
+}
+
+int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id,
+		      const struct vmstack_vm_desc *desc, char *err_msg,
+		      size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
+	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_VM_ADD);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id) ||
+	    nla_put(msg, VMSTACK_A_VM_DESC, sizeof(*desc), desc)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
 }

@@ -34,7 +34,7 @@ struct vmstack_started {
 
 struct vmstack_cpu_counts {
 	uint64_t taken, written, dropped, user_faults, truncated, bad_tail;
-	uint64_t handler_ns, frames;
+	uint64_t handler_ns, frames, vm_errors;
 };
 
 /*
@@ -73,5 +73,9 @@ int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
 int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
+
+int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id,
+		      const struct vmstack_vm_desc *desc, char *err_msg,
+		      size_t len);
 
 #endif

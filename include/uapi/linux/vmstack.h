@@ -53,6 +53,11 @@
  *   request: SESSION_ID
  *   Stops sampling; the fd stays valid so the rings can be drained.
  *
+ * VMSTACK_CMD_VM_ADD (same privilege)
+ *   request: SESSION_ID, VM_DESC (struct vmstack_vm_desc)
+ *   Describes a VM in the target whose frames are merged into its stacks.
+ *   Every offset and bound is validated; at most VMSTACK_VM_MAX per session.
+ *
  * VMSTACK_CMD_SESSION_RESUME (same privilege)
  *   request: SESSION_ID
  *   Starts sampling in a session started with PAUSED.
@@ -75,6 +80,7 @@ enum vmstack_cmd {
 	VMSTACK_CMD_SESSION_STOP,
 	VMSTACK_CMD_UNWIND_ADD,
 	VMSTACK_CMD_SESSION_RESUME,
+	VMSTACK_CMD_VM_ADD,
 	__VMSTACK_CMD_MAX,
 };
 #define VMSTACK_CMD_MAX (__VMSTACK_CMD_MAX - 1)
@@ -103,6 +109,7 @@ enum vmstack_attr {
 	VMSTACK_A_UW_TOTAL,		/* u32 */
 	VMSTACK_A_UW_FIRST,		/* u32 */
 	VMSTACK_A_PAUSED,		/* flag */
+	VMSTACK_A_VM_DESC,		/* binary: struct vmstack_vm_desc */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
@@ -130,6 +137,7 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_PAD,
 	VMSTACK_CS_A_HANDLER_NS,	/* u64: time in the handler, target samples */
 	VMSTACK_CS_A_FRAMES,		/* u64: frames stored (kernel + user) */
+	VMSTACK_CS_A_VM_ERRORS,		/* u64: VM stacks cut by bad VM data */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
@@ -228,12 +236,113 @@ struct vmstack_uw_row {
 #define VMSTACK_UW_CHUNK_ROWS	4096		/* per message, at most */
 #define VMSTACK_UW_MAX_BYTES	(64U << 20)	/* per session */
 
+/*
+ * A VM stack descriptor: data, not code. It tells the module how to find
+ * one VM's frames at sample time and where to splice them into the native
+ * stack. The merge rule: walk native frames; at a native frame whose PC is
+ * in [code_start, code_end) (the interpreter runs there), find the VM's
+ * activation record and state, walk the VM frames down to the bottom of
+ * that activation, then continue natively from the registers the VM's
+ * entry saved. A VM frame of a native function (on both stacks) is not
+ * shown twice. All reads are nofault; bad data cuts only the VM part.
+ *
+ * Addresses: absolute, in the target. Offsets: bytes, signed.
+ */
+#define VMSTACK_VM_DESC_VERSION	1
+#define VMSTACK_VM_MAX		4	/* descriptors per session */
+#define VMSTACK_VM_MAX_FRAMES	256	/* VM frames per activation, at most */
+
+enum vmstack_vm_link {
+	/* prev = *(frame + link_off) */
+	VMSTACK_VM_LINK_POINTER,
+	/*
+	 * link = *(frame + link_off). If (link & pc_mask) == pc_val the link
+	 * is the caller's return PC: prev = frame - slot * (extra + field),
+	 * field = bits [insn_shift, insn_shift + insn_bits) of the u32 at
+	 * link + insn_off (the call instruction). Otherwise prev = frame -
+	 * (link & ~type_mask), and type (link & type_mask) ends the
+	 * activation if bit type of bottom_types is set. (LuaJIT's frames.)
+	 */
+	VMSTACK_VM_LINK_TAGGED_DELTA,
+};
+
+/* Registers of the interrupted user state, for top_reg / pc_reg. */
+enum vmstack_vm_reg {
+	VMSTACK_VM_REG_NONE,
+	VMSTACK_VM_REG_RAX, VMSTACK_VM_REG_RBX, VMSTACK_VM_REG_RCX,
+	VMSTACK_VM_REG_RDX, VMSTACK_VM_REG_RSI, VMSTACK_VM_REG_RDI,
+	VMSTACK_VM_REG_R12, VMSTACK_VM_REG_R13, VMSTACK_VM_REG_R14,
+	VMSTACK_VM_REG_R15,
+	__VMSTACK_VM_REG_MAX,
+};
+
+struct vmstack_vm_desc {
+	__u32 version;		/* VMSTACK_VM_DESC_VERSION */
+	__u32 size;		/* sizeof(struct vmstack_vm_desc) */
+	__u64 code_start, code_end;
+	/* The activation record (AR) of a VM native frame: its sp + ar_off. */
+	__s32 ar_off;
+	/* The VM state: *(AR + state_off); sane if u8 at state + check_off == check_val. */
+	__s32 state_off;
+	__s32 check_off;
+	__u8 check_val;
+	/*
+	 * In the sampled frame the top VM frame is top_reg + top_adj and
+	 * its PC is in pc_reg; below, it is *(state + top_off) + top_adj.
+	 */
+	__u8 top_reg;		/* enum vmstack_vm_reg */
+	__u8 pc_reg;		/* enum vmstack_vm_reg */
+	__u8 link;		/* enum vmstack_vm_link */
+	__s32 top_off;
+	__s32 top_adj;
+	/* Frames must lie in [*(state + stack_off), that + stack_max). */
+	__s32 stack_off;
+	__u32 stack_max;
+	/* Frame links (see enum vmstack_vm_link). */
+	__s32 link_off;
+	__u32 type_mask;
+	__u32 pc_mask, pc_val;
+	__s32 insn_off;
+	__u8 insn_shift, insn_bits, extra, slot;
+	__u32 bottom_types;
+	/*
+	 * The function of a frame: *(frame + func_off) & func_mask; its kind,
+	 * the u8 at func + kind_off: kind_script (shown with its identity
+	 * *(func + ident_off) + ident_adj), kind_native (a native function,
+	 * already on the native stack: not shown), anything else a builtin
+	 * (shown by its function). Frames whose function is the state skip.
+	 */
+	__s32 func_off;
+	__u64 func_mask;
+	__s32 kind_off;
+	__u8 kind_script, kind_native;
+	__u16 max_frames;
+	__s32 ident_off;
+	__s32 ident_adj;
+	/* Native registers of the VM's caller, saved by the VM's entry. */
+	__s32 caller_bp_off;	/* AR + off: the caller's rbp */
+	__s32 caller_ra_off;	/* AR + off: the return address */
+	__s32 caller_sp_off;	/* AR + off = the caller's sp */
+};
+
+/*
+ * VM frames inside the user part of ips[]: a word VMSTACK_VMF_* | value,
+ * then (for script frames) a word holding the frame's PC in the VM (0 when
+ * unknown). Tagged words are never user addresses (not canonical).
+ */
+#define VMSTACK_VMF_MASK	0xffff000000000000ULL
+#define VMSTACK_VMF_SCRIPT	0x5a51000000000000ULL	/* | identity; PC follows */
+#define VMSTACK_VMF_BUILTIN	0x5a52000000000000ULL	/* | function */
+#define VMSTACK_VMF_BROKEN	0x5a53000000000000ULL	/* | reason: VM part cut */
+
 /* Sample flags. */
 #define VMSTACK_SF_KERNEL_TRUNC	(1U << 0)	/* kernel stack hit the cap */
 #define VMSTACK_SF_USER_TRUNC	(1U << 1)	/* user stack hit the cap */
 #define VMSTACK_SF_USER_FAULT	(1U << 2)	/* a user read failed */
 #define VMSTACK_SF_USER_BROKEN	(1U << 3)	/* frame chain invalid */
 #define VMSTACK_SF_IN_KERNEL	(1U << 4)	/* sample hit kernel mode */
+#define VMSTACK_SF_VM		(1U << 5)	/* VM frames were merged in */
+#define VMSTACK_SF_VM_BROKEN	(1U << 6)	/* bad VM data cut the VM part */
 
 struct vmstack_rec_hdr {
 	__u16 type;		/* enum vmstack_rec_type */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * VM frames from a registered descriptor, spliced into the native stack:
+ * the merge rule. Runs in the sample handler: nofault reads only, every
+ * loop bounded by the descriptor's max_frames, every frame checked to lie
+ * in the VM's stack and to move down it. Bad VM data cuts the VM part with
+ * a visible marker and a counter; the native walk goes on regardless.
+ */
+#include <linux/netlink.h>
+#include <linux/uaccess.h>
+#include <asm/ptrace.h>
+#include "vmstack.h"
+
+enum vmstack_vm_broken {
+	VMSTACK_VMB_STATE = 1,	/* no sane VM state at the activation record */
+	VMSTACK_VMB_FRAME,	/* a frame outside the VM stack or not moving down */
+	VMSTACK_VMB_READ,	/* VM memory unreadable */
+	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
+};
+
+int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
+		   struct netlink_ext_ack *extack)
+{
+	const struct vmstack_vm_desc *d = desc;
+
+	if (len != sizeof(*d) || d->size != sizeof(*d) ||
+	    d->version != VMSTACK_VM_DESC_VERSION) {
+		NL_SET_ERR_MSG(extack, "VM descriptor of another version or size");
+		return -EINVAL;
+	}
+	if (d->code_start >= d->code_end || d->code_end > TASK_SIZE_MAX) {
+		NL_SET_ERR_MSG(extack, "VM code range empty or not in user space");
+		return -EINVAL;
+	}
+	if (d->link != VMSTACK_VM_LINK_TAGGED_DELTA) {
+		NL_SET_ERR_MSG(extack, "VM frame link kind not supported (yet)");
+		return -EOPNOTSUPP;
+	}
+	if (d->top_reg >= __VMSTACK_VM_REG_MAX || d->pc_reg >= __VMSTACK_VM_REG_MAX ||
+	    !d->slot || d->slot > 64 || d->insn_bits > 16 ||
+	    d->insn_shift > 31 || !d->max_frames ||
+	    d->max_frames > VMSTACK_VM_MAX_FRAMES || !d->stack_max ||
+	    d->stack_max > (1U << 30) || d->type_mask > 0xff) {
+		NL_SET_ERR_MSG(extack, "VM descriptor field out of range");
+		return -EINVAL;
+	}
+	if (s->nr_vms == VMSTACK_VM_MAX) {
+		NL_SET_ERR_MSG(extack, "too many VM descriptors in this session");
+		return -ENOSPC;
+	}
+	s->vms[s->nr_vms] = *d;
+	/* The handler reads nr_vms first: the descriptor must be in place. */
+	smp_store_release(&s->nr_vms, s->nr_vms + 1);
+	return 0;
+}
+
+static unsigned long vmstack_vm_reg(struct pt_regs *regs, u8 reg)
+{
+	switch (reg) {
+	case VMSTACK_VM_REG_RAX: return regs->ax;
+	case VMSTACK_VM_REG_RBX: return regs->bx;
+	case VMSTACK_VM_REG_RCX: return regs->cx;
+	case VMSTACK_VM_REG_RDX: return regs->dx;
+	case VMSTACK_VM_REG_RSI: return regs->si;
+	case VMSTACK_VM_REG_RDI: return regs->di;
+	case VMSTACK_VM_REG_R12: return regs->r12;
+	case VMSTACK_VM_REG_R13: return regs->r13;
+	case VMSTACK_VM_REG_R14: return regs->r14;
+	case VMSTACK_VM_REG_R15: return regs->r15;
+	}
+	return 0;
+}
+
+static bool vmstack_vm_read(void *dst, unsigned long addr, size_t len)
+{
+	return !copy_from_user_nofault(dst, (const void __user *)addr, len);
+}
+
+static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_session *s,
+						     unsigned long pc)
+{
+	/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
+	u32 i, nr = smp_load_acquire(&s->nr_vms);
+
+	for (i = 0; i < nr; i++)
+		if (pc >= s->vms[i].code_start && pc < s->vms[i].code_end)
+			return &s->vms[i];
+	return NULL;
+}
+
+struct vmstack_vm_out {
+	u64 *ips;
+	unsigned int *n;
+	unsigned int max;
+	u16 *flags;
+};
+
+static bool vmstack_vm_emit(struct vmstack_vm_out *o, u64 word)
+{
+	if (*o->n == o->max) {
+		*o->flags |= VMSTACK_SF_USER_TRUNC;
+		return false;
+	}
+	o->ips[(*o->n)++] = word;
+	return true;
+}
+
+/*
+ * Walk one activation's VM frames from @frame down to its bottom.
+ * Returns 0 at the bottom, else a VMSTACK_VMB_* reason. At the bottom,
+ * cur->next_top is where the next (outer) activation's frames start: the
+ * state's own top pointer only knows the innermost activation.
+ */
+static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
+			   unsigned long frame, unsigned long pc,
+			   struct vmstack_vm_out *o, struct vmstack_vm_cursor *cur)
+{
+	unsigned long lo, link, fn, ident, next;
+	u32 insn, field, i;
+	u8 kind;
+
+	if (!vmstack_vm_read(&lo, state + d->stack_off, sizeof(lo)))
+		return VMSTACK_VMB_READ;
+	for (i = 0; i < d->max_frames; i++) {
+		if ((frame & 7) || frame < lo || frame - lo >= d->stack_max)
+			return VMSTACK_VMB_FRAME;
+		if (!vmstack_vm_read(&link, frame + d->link_off, sizeof(link)) ||
+		    !vmstack_vm_read(&fn, frame + d->func_off, sizeof(fn)))
+			return VMSTACK_VMB_READ;
+		fn &= d->func_mask;
+		if (fn != state) {
+			if (!vmstack_vm_read(&kind, fn + d->kind_off, 1))
+				return VMSTACK_VMB_READ;
+			if (kind == d->kind_script) {
+				if (!vmstack_vm_read(&ident, fn + d->ident_off,
+						     sizeof(ident)))
+					return VMSTACK_VMB_READ;
+				ident += d->ident_adj;
+				if (!vmstack_vm_emit(o, VMSTACK_VMF_SCRIPT |
+						     (ident & ~VMSTACK_VMF_MASK)) ||
+				    !vmstack_vm_emit(o, pc))
+					return 0;
+			} else if (kind != d->kind_native) {
+				if (!vmstack_vm_emit(o, VMSTACK_VMF_BUILTIN |
+						     (fn & ~VMSTACK_VMF_MASK)))
+					return 0;
+			}
+		}
+		if ((link & d->pc_mask) == d->pc_val) {
+			/* Called from the VM: link is the caller's return PC. */
+			if (!vmstack_vm_read(&insn, link + d->insn_off, sizeof(insn)))
+				return VMSTACK_VMB_READ;
+			field = (insn >> d->insn_shift) &
+				((1U << d->insn_bits) - 1);
+			next = frame - (unsigned long)d->slot * (d->extra + field);
+			pc = link;
+		} else {
+			next = frame - (link & ~(unsigned long)d->type_mask);
+			pc = 0;
+			if (d->bottom_types & (1U << (link & d->type_mask))) {
+				cur->state = state;
+				cur->next_top = next < frame ? next : 0;
+				return 0;
+			}
+		}
+		if (next >= frame)
+			return VMSTACK_VMB_FRAME;
+		frame = next;
+	}
+	return VMSTACK_VMB_DEPTH;
+}
+
+bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
+		       struct pt_regs *leaf, struct vmstack_vm_cursor *cur,
+		       u64 *ips, unsigned int *n, unsigned int max, u16 *flags)
+{
+	const struct vmstack_vm_desc *d = vmstack_vm_find(s, r->ip);
+	struct vmstack_vm_out o = { ips, n, max, flags };
+	unsigned long ar, state, top, pc = 0, bp, ra;
+	unsigned int n0;
+	int broken = 0;
+	u8 check;
+
+	if (!d)
+		return false;
+	ar = r->sp + d->ar_off;
+	if (!vmstack_vm_read(&state, ar + d->state_off, sizeof(state)) ||
+	    !vmstack_vm_read(&check, state + d->check_off, 1) ||
+	    check != d->check_val)
+		broken = VMSTACK_VMB_STATE;
+	/* The VM's frames stand in for its native frame. */
+	(*n)--;
+	n0 = *n;
+	if (!broken && leaf && d->top_reg) {
+		top = vmstack_vm_reg(leaf, d->top_reg) + d->top_adj;
+		if (d->pc_reg)
+			pc = vmstack_vm_reg(leaf, d->pc_reg);
+		cur->next_top = 0;
+		/*
+		 * The register holds the top frame most of the time, not
+		 * always (it is also scratch): if its walk fails, start over
+		 * from the state's own, possibly older, top.
+		 */
+		if (!vmstack_vm_walk(d, state, top, pc, &o, cur))
+			goto native_caller;
+		*n = n0;
+		pc = 0;
+	}
+	if (!broken && cur->next_top && cur->state == state) {
+		/* An outer activation of the state walked last. */
+		top = cur->next_top;
+	} else if (!broken) {
+		if (vmstack_vm_read(&top, state + d->top_off, sizeof(top)))
+			top += d->top_adj;
+		else
+			broken = VMSTACK_VMB_READ;
+	}
+	cur->next_top = 0;
+	if (!broken)
+		broken = vmstack_vm_walk(d, state, top, pc, &o, cur);
+	if (broken) {
+		vmstack_vm_emit(&o, VMSTACK_VMF_BROKEN | broken);
+		*flags |= VMSTACK_SF_VM_BROKEN;
+	}
+	if (broken == VMSTACK_VMB_STATE)
+		goto native;
+native_caller:
+	*flags |= VMSTACK_SF_VM;
+	if (!vmstack_vm_read(&bp, ar + d->caller_bp_off, sizeof(bp)) ||
+	    !vmstack_vm_read(&ra, ar + d->caller_ra_off, sizeof(ra)) ||
+	    ar + d->caller_sp_off <= r->sp)
+		goto native;
+	r->bp = bp;
+	r->ip = ra;
+	r->sp = ar + d->caller_sp_off;
+	return true;
+
+native:
+	/* Keep the native frame; the native unwinder steps over it. */
+	vmstack_vm_emit(&o, r->ip);
+	return false;
+}

@@ -1,0 +1,24 @@
+# The sandwich demo (C embedding LuaJIT, JIT off): merged stacks show the
+# C -> Lua -> C -> Lua crossings, rooted at main. Lua frames are named from
+# the target's memory (chunk:line of the function) and marked _[vm].
+. tests/guest/lib.sh
+vmstack-record -F 999 -o /tmp/sw.folded -- build/workloads/sandwich 3 2>/tmp/sw.err ||
+	{ cat /tmp/sw.err; fail "record failed"; }
+cat /tmp/sw.err
+cp /tmp/sw.folded "$VMSTACK_RESULTS/"
+sort -k2 -nr /tmp/sw.folded | head -5 | cut -c1-400
+share() { grep -E "$1" /tmp/sw.folded | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+total=$(awk '{s += $NF} END {print s+0}' /tmp/sw.folded)
+main=$(share ';main;run;')
+vm=$(share 'sandwich.lua:1_\[vm\]')
+crossing=$(share ';lua_pcall;sandwich.lua:1_\[vm\]')
+L='(sandwich.lua:1_\[vm\];?)+'
+four=$(share ";main;run;c_fib;(c_fib;)*lua_fib_call;lua_pcall;${L}l_c_fib;c_fib;(c_fib;)*lua_fib_call;lua_pcall;$L")
+five=$(grep -cE ";main;run;c_fib;(c_fib;)*lua_fib_call;lua_pcall;${L}l_c_fib;c_fib;(c_fib;)*lua_fib_call;lua_pcall;${L}l_c_fib;c_fib" /tmp/sw.folded)
+cut=$(share 'vm stack cut')
+note "of $total samples: rooted at main;run $main%, with Lua frames $vm%, C->Lua crossing $crossing%, C->Lua->C->Lua $four%, VM part cut $cut%; distinct C->Lua->C->Lua->C stacks: $five"
+[ "$main" -ge 85 ] || fail "under 85% of samples are rooted at main"
+[ "$vm" -ge 50 ] || fail "under half the samples show Lua frames"
+[ "$four" -ge 10 ] || fail "the C->Lua->C->Lua sandwich is missing"
+[ "$five" -ge 1 ] || fail "the 5-layer sandwich is missing"
+! grep -q 'vm stack cut' /tmp/sw.folded || note "(some VM stacks were cut: see the counter)"
