@@ -32,7 +32,8 @@ all: module tools
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/unit-tests \
+tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegraph \
+	$(B)/unit-tests \
 	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h include/uapi/linux/vmstack.h | $(B)
@@ -43,6 +44,9 @@ $(B)/vmstack: $(B)/vmstack.o $(NL_OBJS)
 
 $(B)/vmstack-record: $(B)/record.o $(NL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
+
+$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(B)/util.o
+	$(CC) $(LDFLAGS) $^ -o $@
 
 $(B)/vmstack-report: $(B)/report.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@

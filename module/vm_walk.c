@@ -128,7 +128,8 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 		    !vmstack_vm_read(&fn, frame + d->func_off, sizeof(fn)))
 			return VMSTACK_VMB_READ;
 		fn &= d->func_mask;
-		if (fn != state) {
+		if (fn != state &&
+		    !(d->hide_types & (1U << (link & d->type_mask)))) {
 			if (!vmstack_vm_read(&kind, fn + d->kind_off, 1))
 				return VMSTACK_VMB_READ;
 			if (kind == d->kind_script) {
@@ -170,6 +171,17 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 	return VMSTACK_VMB_DEPTH;
 }
 
+/* The VM state at activation record @ar, if it looks like one. */
+static bool vmstack_vm_state(const struct vmstack_vm_desc *d, unsigned long ar,
+			     unsigned long *state)
+{
+	u8 check;
+
+	return vmstack_vm_read(state, ar + d->state_off, sizeof(*state)) &&
+	       vmstack_vm_read(&check, *state + d->check_off, 1) &&
+	       check == d->check_val;
+}
+
 bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 		       struct pt_regs *leaf, struct vmstack_vm_cursor *cur,
 		       u64 *ips, unsigned int *n, unsigned int max, u16 *flags)
@@ -179,14 +191,14 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 	unsigned long ar, state, top, pc = 0, bp, ra;
 	unsigned int n0;
 	int broken = 0;
-	u8 check;
 
 	if (!d)
 		return false;
 	ar = r->sp + d->ar_off;
-	if (!vmstack_vm_read(&state, ar + d->state_off, sizeof(state)) ||
-	    !vmstack_vm_read(&check, state + d->check_off, 1) ||
-	    check != d->check_val)
+	/* A helper leaves the VM's registers (top frame, PC) alone. */
+	if (!vmstack_vm_state(d, ar, &state) && leaf && d->ar_leaf_off)
+		ar = r->sp + d->ar_leaf_off;
+	if (!vmstack_vm_state(d, ar, &state))
 		broken = VMSTACK_VMB_STATE;
 	/* The VM's frames stand in for its native frame. */
 	(*n)--;

@@ -52,6 +52,7 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	d->code_end = m->start + (cfi->rows[i + 1].vaddr - lo);
 	/* In the interpreter rsp is the C frame (cframe); lua_State at +0x10. */
 	d->ar_off = 0;
+	d->ar_leaf_off = 8;		/* lj_vm_floor/ceil/mod...: called, no frame */
 	d->state_off = 0x10;
 	d->check_off = 0x09;		/* gct of a lua_State */
 	d->check_val = 6;
@@ -72,6 +73,7 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	d->extra = 2;			/* function and link slots */
 	d->slot = 8;
 	d->bottom_types = 1U << 1 | 1U << 5;	/* FRAME_C, FRAME_CP */
+	d->hide_types = 1U << 3;	/* FRAME_VARG: the function shows below it */
 	d->func_off = -8;		/* base - 2 */
 	d->func_mask = (1ULL << 47) - 1;
 	d->kind_off = 0x0a;		/* ffid */

@@ -280,8 +280,14 @@ struct vmstack_vm_desc {
 	__u32 version;		/* VMSTACK_VM_DESC_VERSION */
 	__u32 size;		/* sizeof(struct vmstack_vm_desc) */
 	__u64 code_start, code_end;
-	/* The activation record (AR) of a VM native frame: its sp + ar_off. */
+	/*
+	 * The activation record (AR) of a VM native frame: its sp + ar_off.
+	 * In the sampled frame, if the state check fails there, sp +
+	 * ar_leaf_off is tried: a leaf helper the VM called without a frame
+	 * of its own (its return address is on top of the AR).
+	 */
 	__s32 ar_off;
+	__s32 ar_leaf_off;
 	/* The VM state: *(AR + state_off); sane if u8 at state + check_off == check_val. */
 	__s32 state_off;
 	__s32 check_off;
@@ -305,6 +311,7 @@ struct vmstack_vm_desc {
 	__s32 insn_off;
 	__u8 insn_shift, insn_bits, extra, slot;
 	__u32 bottom_types;
+	__u32 hide_types;	/* frames of these link types are not shown */
 	/*
 	 * The function of a frame: *(frame + func_off) & func_mask; its kind,
 	 * the u8 at func + kind_off: kind_script (shown with its identity

@@ -1,0 +1,36 @@
+# Attach to an unmodified, already running /usr/bin/luajit (stripped, no
+# frame pointers; JIT off, traces are not supported yet): its Lua frames are
+# merged and named, and the per-function shares of the leaf Lua function
+# agree with LuaJIT's own profiler (jit.p) on the same script within 5
+# points. fib is defined at work.lua:3, loop_sum at work.lua:8.
+. tests/guest/lib.sh
+script=$VMSTACK_REPO/tests/workloads/lua/work.lua
+cd /tmp || exit 1
+luajit -joff "$script" 6 &
+pid=$!
+sleep 1
+vmstack-record -q -p $pid -d 3 -o /tmp/lj.folded 2>/tmp/lj.err || { cat /tmp/lj.err; fail "record failed"; }
+kill $pid 2>/dev/null
+cat /tmp/lj.err
+cp /tmp/lj.folded "$VMSTACK_RESULTS/"
+sort -k2 -nr /tmp/lj.folded | head -3 | cut -c1-300
+grep -q 'work.lua:3_\[vm\]' /tmp/lj.folded || fail "no named Lua frames"
+# The leaf-most Lua function of each sample, as jit.p's default mode counts.
+leaf_share() {
+	awk -v f="$1" '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); w = ""
+		for (i = k; i >= 1; i--) if (a[i] ~ /work\.lua:[0-9]+_\[vm\]$/) { w = a[i]; break }
+		if (w != "") { t += n; if (substr(w, length(w) - length(f) + 1) == f) s += n } }
+		END {printf "%.0f", t ? 100 * s / t : 0}' /tmp/lj.folded
+}
+vm_fib=$(leaf_share '/work.lua:3_[vm]')
+vm_loop=$(leaf_share '/work.lua:8_[vm]')
+luajit -joff -jp=f "$script" 3 >/tmp/jp.txt 2>&1
+cat /tmp/jp.txt
+jp_fib=$(awk '$2 == "fib" {sub(/%/, "", $1); print $1}' /tmp/jp.txt)
+jp_loop=$(awk '$2 == "loop_sum" {sub(/%/, "", $1); print $1}' /tmp/jp.txt)
+note "leaf Lua function shares: vmstack fib $vm_fib% loop_sum $vm_loop%; jit.p fib $jp_fib% loop_sum $jp_loop%"
+[ -n "$jp_fib" ] && [ -n "$jp_loop" ] || fail "no jit.p figures"
+awk -v a=$vm_fib -v b=$jp_fib -v c=$vm_loop -v d=$jp_loop \
+	'BEGIN {x = a - b; y = c - d; exit !(x <= 5 && x >= -5 && y <= 5 && y >= -5)}' ||
+	fail "shares differ from jit.p by more than 5 points"
+true
