@@ -6,6 +6,7 @@
  *   vmstack-probe hold PID SECONDS [RING_PAGES [FREQ [drain|nodrain]]]
  *   vmstack-probe sessions PID N
  *   vmstack-probe fuzz SECONDS SEED [PID]
+ *   vmstack-probe vmfuzz PID SECONDS SEED
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  */
@@ -254,6 +255,119 @@ static int fuzz(double secs, unsigned seed, int target)
 	return lost != 0;
 }
 
+/* ---- VM descriptor fuzzing: accepted or refused, never harmful ---- */
+
+static int64_t rnd_off(void)
+{
+	static const int64_t picks[] = { 0, 8, -8, 0x10, 0x20, 0x38, 0x40, 0x48,
+					 0x50, -4, 1, -1, 4096, -4096, 1 << 30 };
+
+	return rand() % 3 ? picks[rand() % 15] : (int64_t)(rand() % 512) - 256;
+}
+
+static void random_desc(struct vmstack_vm_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->version = rand() % 20 ? VMSTACK_VM_DESC_VERSION : (uint32_t)rand();
+	d->size = rand() % 20 ? sizeof(*d) : (uint32_t)rand() % 256;
+	/* All of user space is "VM code": every frame gets walked. */
+	d->code_start = rand() % 10 ? 0x1000 : (uint64_t)rand() << 12;
+	d->code_end = rand() % 10 ? 0x7ffffffff000ULL : (uint64_t)rand() << 16;
+	d->ar_off = (int32_t)rnd_off();
+	d->ar_leaf_off = (int32_t)rnd_off();
+	d->state_off = (int32_t)rnd_off();
+	d->check_off = (int32_t)rnd_off();
+	d->check_val = (uint8_t)(rand() % 3 ? 6 : rand());
+	d->top_reg = (uint8_t)(rand() % (__VMSTACK_VM_REG_MAX + 2));
+	d->pc_reg = (uint8_t)(rand() % (__VMSTACK_VM_REG_MAX + 2));
+	d->link = (uint8_t)(rand() % 8 ? VMSTACK_VM_LINK_TAGGED_DELTA : rand() % 4);
+	d->top_off = (int32_t)rnd_off();
+	d->top_adj = (int32_t)rnd_off();
+	d->stack_off = (int32_t)rnd_off();
+	d->stack_max = rand() % 4 ? 1U << (rand() % 31) : (uint32_t)rand();
+	d->link_off = (int32_t)rnd_off();
+	d->type_mask = rand() % 4 ? 7 : (uint32_t)rand() % 512;
+	d->pc_mask = (uint32_t)rand() % 8;
+	d->pc_val = (uint32_t)rand() % 8;
+	d->insn_off = (int32_t)rnd_off();
+	d->insn_shift = (uint8_t)(rand() % 40);
+	d->insn_bits = (uint8_t)(rand() % 20);
+	d->extra = (uint8_t)rand();
+	d->slot = (uint8_t)(rand() % 4 ? 8 : rand() % 100);
+	d->bottom_types = (uint32_t)rand();
+	d->hide_types = (uint32_t)rand();
+	d->func_off = (int32_t)rnd_off();
+	d->func_mask = rand() % 2 ? (1ULL << 47) - 1 : ~0ULL;
+	d->kind_off = (int32_t)rnd_off();
+	d->kind_script = (uint8_t)(rand() % 3);
+	d->kind_native = (uint8_t)(rand() % 3);
+	d->max_frames = (uint16_t)(rand() % 4 ? 1 + rand() % VMSTACK_VM_MAX_FRAMES : rand());
+	d->ident_off = (int32_t)rnd_off();
+	d->ident_adj = (int32_t)rnd_off();
+	d->caller_bp_off = (int32_t)rnd_off();
+	d->caller_ra_off = (int32_t)rnd_off();
+	d->caller_sp_off = (int32_t)rnd_off();
+}
+
+static int vmfuzz(int pid, double secs, unsigned seed)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 2000,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = 64, .paused = 1 };
+	unsigned long sessions = 0, accepted = 0, refused = 0, samples = 0;
+	struct vmstack_cpu_counts c[64];
+	uint64_t vm_errors = 0;
+	struct vmstack_vm_desc d;
+	struct vmstack_started s;
+	struct vmstack_ring_view v[64];
+	struct vmstack_nl *nl;
+	unsigned i, k, n;
+	char msg[256];
+	double t0, t1;
+	size_t size;
+	void *area;
+
+	srand(seed);
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)))
+		return 2;
+	for (t0 = now(); now() - t0 < secs; sessions++) {
+		if (vmstack_nl_session_start(nl, &req, &s, msg, sizeof(msg)) ||
+		    s.nr_cpus > 64) {
+			fprintf(stderr, "vmfuzz: %s\n", msg);
+			return 2;
+		}
+		for (k = 0; k < 6; k++) {
+			random_desc(&d);
+			if (vmstack_nl_vm_add(nl, s.session_id, &d, msg, sizeof(msg)))
+				refused++;
+			else
+				accepted++;
+		}
+		size = (size_t)s.nr_cpus * (s.ring_pages + 1) * 4096;
+		area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
+		if (area == MAP_FAILED)
+			return 2;
+		vmstack_ring_views(area, s.nr_cpus, s.ring_pages, 4096, v);
+		vmstack_nl_session_resume(nl, s.session_id, msg, sizeof(msg));
+		for (t1 = now(); now() - t1 < 0.2;) {
+			usleep(10000);
+			for (i = 0; i < s.nr_cpus; i++)
+				vmstack_ring_drain(&v[i], count_sample, &samples);
+		}
+		vmstack_nl_session_stop(nl, s.session_id, msg, sizeof(msg));
+		if (!vmstack_nl_session_stats(nl, s.session_id, c, 64, &n, NULL,
+					      msg, sizeof(msg)))
+			for (i = 0; i < n; i++)
+				vm_errors += c[i].vm_errors;
+		munmap(area, size);
+		close(s.fd);
+	}
+	printf("vmfuzz: %lu sessions, %lu descriptors accepted, %lu refused, %lu samples, %llu VM stacks cut\n",
+	       sessions, accepted, refused, samples, (unsigned long long)vm_errors);
+	vmstack_nl_close(nl);
+	return !(accepted && refused && samples && vm_errors);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "hold"))
@@ -261,6 +375,8 @@ int main(int argc, char **argv)
 			    argc > 4 ? (unsigned)atoi(argv[4]) : 64,
 			    argc > 5 ? (unsigned)atoi(argv[5]) : 999,
 			    argc > 6 ? strcmp(argv[6], "nodrain") != 0 : 1);
+	if (argc == 5 && !strcmp(argv[1], "vmfuzz"))
+		return vmfuzz(atoi(argv[2]), atof(argv[3]), (unsigned)atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "sessions"))
 		return sessions(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "fuzz"))
