@@ -7,7 +7,7 @@
 #include "raw_file.h"
 #include "util.h"
 
-#define RAW_MAGIC "VMSTACK-RAW 1\n"
+#define RAW_MAGIC "VMSTACK-RAW 2\n"
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec)
@@ -32,6 +32,8 @@ int vmstack_raw_write(const char *path, int pid, const char *comm,
 	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nmaps %zu\n", pid, comm,
 		      vmstack_symbolizer_nr_maps(sym)) < 0 ||
 	      vmstack_symbolizer_write_maps(sym, f) ||
+	      fprintf(f, "vmnames %zu\n", vmstack_symbolizer_nr_vm_names(sym)) < 0 ||
+	      vmstack_symbolizer_write_vm_names(sym, f) ||
 	      fputs("records\n", f) < 0 ||
 	      (b->len && fwrite(b->data, b->len, 1, f) != 1);
 	if (fclose(f))
@@ -49,7 +51,7 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		     size_t len)
 {
 	char line[4200], *maps = NULL;
-	size_t nmaps, maps_len = 0, i, off;
+	size_t nmaps, nvm, maps_len = 0, i, off;
 	FILE *f, *mf;
 	long n;
 
@@ -72,12 +74,25 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 	for (i = 0; i < nmaps && fgets(line, sizeof(line), f); i++)
 		fputs(line, mf);
 	fclose(mf);
-	if (i < nmaps || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {
+	if (i < nmaps || fscanf(f, "vmnames %zu\n", &nvm) != 1) {
 		free(maps);
 		fclose(f);
 		return fail(err, len, "truncated raw recording (mappings)");
 	}
 	raw->sym = vmstack_symbolizer_new(raw->pid);
+	for (i = 0; i < nvm && fgets(line, sizeof(line), f); i++) {
+		char *name;
+		unsigned long long ident = strtoull(line, &name, 16);
+
+		name[strcspn(name, "\n")] = 0;
+		vmstack_symbolizer_add_vm_name(raw->sym, ident, name + (*name == ' '));
+	}
+	if (i < nvm || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {
+		free(maps);
+		fclose(f);
+		vmstack_raw_free(raw);
+		return fail(err, len, "truncated raw recording (VM names)");
+	}
 	mf = fmemopen(maps, maps_len ? maps_len : 1, "r");
 	if (mf) {
 		vmstack_symbolizer_add_maps(raw->sym, mf);

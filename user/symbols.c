@@ -295,13 +295,12 @@ static size_t vm_slot(struct vmstack_symbolizer *s, uint64_t ident)
 	return j;
 }
 
-void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident)
+/* Cache @name for @ident (the first name given wins). */
+static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident,
+			const char *name)
 {
-	char name[256];
 	size_t i, j;
 
-	if (!s->vm_namer)
-		return;
 	if (2 * (s->vm_n + 1) > s->vm_nslots) {
 		size_t old = s->vm_nslots;
 		struct vm_name *v = s->vm_names;
@@ -316,12 +315,46 @@ void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident)
 	j = vm_slot(s, ident);
 	if (s->vm_names[j].name)
 		return;
-	/* A freed or moved object reads as garbage or not at all: say so. */
-	if (s->vm_namer(s->pid, ident, name, sizeof(name)))
-		snprintf(name, sizeof(name), "[unreadable]");
 	s->vm_names[j].ident = ident;
 	s->vm_names[j].name = xstrdup(name);
 	s->vm_n++;
+}
+
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident)
+{
+	char name[256];
+
+	if (!s->vm_namer ||
+	    (s->vm_nslots && s->vm_names[vm_slot(s, ident)].name))
+		return;
+	/* A freed or moved object reads as garbage or not at all: say so. */
+	if (s->vm_namer(s->pid, ident, name, sizeof(name)))
+		snprintf(name, sizeof(name), "[unreadable]");
+	vm_name_put(s, ident, name);
+}
+
+void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
+				    uint64_t ident, const char *name)
+{
+	vm_name_put(s, ident, name);
+}
+
+size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s)
+{
+	return s->vm_n;
+}
+
+int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
+				      FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < s->vm_nslots; i++)
+		if (s->vm_names[i].name &&
+		    fprintf(f, "%" PRIx64 " %s\n", s->vm_names[i].ident,
+			    s->vm_names[i].name) < 0)
+			return -1;
+	return 0;
 }
 
 const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,

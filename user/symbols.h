@@ -82,6 +82,12 @@ typedef int (*vmstack_vm_namer)(int pid, uint64_t ident, char *buf, size_t len);
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 				     vmstack_vm_namer fn);
 void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident);
+/* The cached names, for saving and loading recordings. */
+void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
+				    uint64_t ident, const char *name);
+size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s);
+int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
+				      FILE *f);
 /* The name of a tagged VM word of a sample (VMSTACK_VMF_*). */
 const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
 				 char *buf, size_t len);

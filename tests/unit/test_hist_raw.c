@@ -40,6 +40,7 @@ UNIT_TEST(raw_file_round_trip)
 	int i, fd;
 
 	CHECK(!vmstack_symbolizer_refresh(sym));
+	vmstack_symbolizer_add_vm_name(sym, 0x1234, "app.lua:10");
 	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
 	r.rec.hdr.size = sizeof(r);
 	r.rec.nr_user = 2;
@@ -55,10 +56,12 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(raw.pid == 1234 && !strcmp(raw.comm, "my prog"));
 	CHECK(raw.records.len == 100 * sizeof(r));
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
+	CHECK(!strcmp(vmstack_symbolize_vm(raw.sym, VMSTACK_VMF_SCRIPT | 0x1234,
+					   msg, sizeof(msg)), "app.lua:10_[vm]"));
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 1\npid 1\ncomm x\nmaps 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 2\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));
