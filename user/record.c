@@ -558,7 +558,7 @@ int main(int argc, char **argv)
 	struct vmstack_nl *nl;
 	struct command cmd = { .pid = -1 };
 	int pidfd, exited = 0, err, status, show;
-	double t0, last_refresh, last_status;
+	double t0, last_refresh, last_status, last_change;
 	char msg[256], comm[64] = "?";
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct options o;
@@ -627,10 +627,11 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (o.cmd && o.cfi)
-		prewarm(sym, o.cmd[0]);
-	else
+	/* A command's maps are read once it has run exec, below. */
+	if (!o.cmd)
 		vmstack_symbolizer_refresh(sym);
+	else if (o.cfi)
+		prewarm(sym, o.cmd[0]);
 	if (vmstack_nl_session_resume(nl, r.sess.session_id, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		if (o.cmd)
@@ -650,7 +651,7 @@ int main(int argc, char **argv)
 	read_comm(o.pid, comm, sizeof(comm));
 	show = !o.quiet && isatty(STDERR_FILENO);
 
-	t0 = last_refresh = last_status = now();
+	t0 = last_refresh = last_status = last_change = now();
 	while (!stop_requested && !exited) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
@@ -663,12 +664,15 @@ int main(int argc, char **argv)
 		if (o.duration && now() - t0 >= o.duration)
 			break;
 		/*
-		 * New libraries (dlopen) and a changed name (exec): every 10 ms
-		 * at first, while the dynamic loader maps libraries, then 1 s.
+		 * New libraries (dlopen) and a changed name (exec): each second,
+		 * and every 10 ms for half a second after a new mapping, while
+		 * a dynamic loader maps libraries.
 		 */
-		if (now() - last_refresh >= (now() - t0 < 2 ? 0.0 : 1.0) && !exited) {
+		if (now() - last_refresh >= (now() - last_change < 0.5 ? 0.0 : 1.0) &&
+		    !exited) {
 			last_refresh = now();
-			vmstack_symbolizer_refresh(sym);
+			if (vmstack_symbolizer_refresh(sym) > 0)
+				last_change = last_refresh;
 			read_comm(o.pid, comm, sizeof(comm));
 		}
 		if (show && now() - last_status >= 1.0) {

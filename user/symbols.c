@@ -448,8 +448,9 @@ static struct vmstack_symtab *vdso_symtab(struct vmstack_symbolizer *s)
 int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
 {
 	size_t i, first = s->maps.n;
+	int added;
 
-	vmstack_maps_update(&s->maps, f);
+	added = (int)vmstack_maps_update(&s->maps, f);
 	for (i = first; i < s->maps.n; i++) {
 		struct vmstack_map *m = &s->maps.v[i];
 
@@ -460,7 +461,7 @@ int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
 		if (m->symtab && s->on_new_map)
 			s->on_new_map(s->on_new_map_arg, m);
 	}
-	return 0;
+	return added;
 }
 
 int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s)
@@ -468,13 +469,15 @@ int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s)
 	char path[64];
 	FILE *f;
 
+	int added;
+
 	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	vmstack_symbolizer_add_maps(s, f);
+	added = vmstack_symbolizer_add_maps(s, f);
 	fclose(f);
-	return 0;
+	return added;
 }
 
 size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s)

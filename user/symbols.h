@@ -58,7 +58,10 @@ const struct vmstack_cfi_table *vmstack_symtab_cfi(struct vmstack_symtab *t);
 struct vmstack_symbolizer;
 
 struct vmstack_symbolizer *vmstack_symbolizer_new(int pid);
-/* Read /proc/PID/maps again; load the symbols of files seen first now. */
+/*
+ * Read /proc/PID/maps again; load the symbols of files seen first now.
+ * Returns the number of new mappings, or -1.
+ */
 int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s);
 /* The same from maps lines in @f (a saved recording). */
 int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f);
