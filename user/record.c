@@ -557,7 +557,7 @@ int main(int argc, char **argv)
 	struct recording r = { 0 };
 	struct vmstack_nl *nl;
 	struct command cmd = { .pid = -1 };
-	int pidfd, exited = 0, err, status, show;
+	int pidfd, exited = 0, err, status, show, period_ms;
 	double t0, last_refresh, last_status, last_change;
 	char msg[256], comm[64] = "?";
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -651,14 +651,23 @@ int main(int argc, char **argv)
 	read_comm(o.pid, comm, sizeof(comm));
 	show = !o.quiet && isatty(STDERR_FILENO);
 
+	/*
+	 * Wake often enough to drain a ring at a quarter full, assuming 100
+	 * bytes a sample, within 10..100 ms: fewer wake-ups at low rates.
+	 */
+	period_ms = (int)((double)r.sess.ring_pages * sysconf(_SC_PAGESIZE) /
+			  (o.freq * 100.0) / 4 * 1000);
+	period_ms = period_ms < 10 ? 10 : period_ms > 100 ? 100 : period_ms;
 	t0 = last_refresh = last_status = last_change = now();
 	while (!stop_requested && !exited) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+		/* Every 10 ms while a loader maps libraries (below). */
+		int wait_ms = now() - last_change < 0.5 ? 10 : period_ms;
 
-		/* 10 ms: the rings hold well over that at the highest rate. */
-		if (pidfd >= 0 && poll(&pfd, 1, 10) > 0)
+		if (pidfd >= 0 && poll(&pfd, 1, wait_ms) > 0)
 			exited = 1;
-		else if (pidfd < 0 && (usleep(10000), kill(o.pid, 0)) && errno == ESRCH)
+		else if (pidfd < 0 && (usleep(wait_ms * 1000), kill(o.pid, 0)) &&
+			 errno == ESRCH)
 			exited = 1;
 		drain(&r);
 		if (o.duration && now() - t0 >= o.duration)
