@@ -53,11 +53,6 @@ static bool vmstack_uw_rows_valid(const struct vmstack_uw_table *t,
 	return true;
 }
 
-static void vmstack_uw_set_free_rcu(struct rcu_head *head)
-{
-	kfree(container_of(head, struct vmstack_uw_set, rcu));
-}
-
 /* Publish @t, dropping the mappings it overlaps from the lookup set. */
 static int vmstack_uw_publish(struct vmstack_session *s,
 			      struct vmstack_uw_table *t)
@@ -87,8 +82,9 @@ static int vmstack_uw_publish(struct vmstack_session *s,
 		new->maps[n++] = t;
 	new->nr = n;
 	rcu_assign_pointer(s->uw_set, new);
+	/* kfree_rcu(), not call_rcu(): no callback of ours may outlive rmmod. */
 	if (old)
-		call_rcu(&old->rcu, vmstack_uw_set_free_rcu);
+		kfree_rcu(old, rcu);
 	return 0;
 }
 
