@@ -102,12 +102,21 @@ unsigned int vmstack_unwind_user(struct vmstack_session *s,
 	const struct vmstack_uw_row *row;
 	enum vmstack_step step;
 	bool exact = true;	/* ip is not a return address */
-	unsigned int n = 0;
+	unsigned int n = 0, steps = 0;
 
 	if (!max)
 		return 0;
 	ips[n++] = r.ip;
 	for (;;) {
+		/*
+		 * Every native step stores a frame, so max bounds the walk; a
+		 * VM splice may store none (all its frames native), so the
+		 * steps are bounded on their own too.
+		 */
+		if (++steps > 2 * max) {
+			*flags |= VMSTACK_SF_USER_TRUNC;
+			break;
+		}
 		if (s->nr_vms &&
 		    vmstack_vm_splice(s, &r, n == 1 ? regs : NULL, &vm, ips, &n,
 				      max, flags)) {
