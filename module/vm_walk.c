@@ -36,11 +36,12 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		NL_SET_ERR_MSG(extack, "VM frame link kind not supported (yet)");
 		return -EOPNOTSUPP;
 	}
+	/* A link type (link & type_mask) indexes the 32-bit type masks. */
 	if (d->top_reg >= __VMSTACK_VM_REG_MAX || d->pc_reg >= __VMSTACK_VM_REG_MAX ||
 	    !d->slot || d->slot > 64 || d->insn_bits > 16 ||
 	    d->insn_shift > 31 || !d->max_frames ||
 	    d->max_frames > VMSTACK_VM_MAX_FRAMES || !d->stack_max ||
-	    d->stack_max > (1U << 30) || d->type_mask > 0xff) {
+	    d->stack_max > (1U << 30) || d->type_mask > 31) {
 		NL_SET_ERR_MSG(extack, "VM descriptor field out of range");
 		return -EINVAL;
 	}

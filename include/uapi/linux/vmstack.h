@@ -306,11 +306,11 @@ struct vmstack_vm_desc {
 	__u32 stack_max;
 	/* Frame links (see enum vmstack_vm_link). */
 	__s32 link_off;
-	__u32 type_mask;
+	__u32 type_mask;	/* at most 31: a type is a bit of the masks below */
 	__u32 pc_mask, pc_val;
 	__s32 insn_off;
 	__u8 insn_shift, insn_bits, extra, slot;
-	__u32 bottom_types;
+	__u32 bottom_types;	/* bit t: link type t ends an activation */
 	__u32 hide_types;	/* frames of these link types are not shown */
 	/*
 	 * The function of a frame: *(frame + func_off) & func_mask; its kind,
