@@ -120,29 +120,21 @@ unsigned int vmstack_unwind_user(struct vmstack_session *s,
 		if (s->nr_vms &&
 		    vmstack_vm_splice(s, &r, n == 1 ? regs : NULL, &vm, ips, &n,
 				      max, flags)) {
-			/* Now at the VM's caller: a return address. */
-			exact = false;
-			if (!r.ip)
-				break;
-			if (n == max) {
-				*flags |= VMSTACK_SF_USER_TRUNC;
-				break;
-			}
-			ips[n++] = r.ip;
-			continue;
-		}
-		/* A return address may be just past its function's end. */
-		row = vmstack_uw_lookup(s, exact ? r.ip : r.ip - 1);
-		exact = false;
-		if (row && (row->cfa == VMSTACK_UW_CFA_RSP ||
-			    row->cfa == VMSTACK_UW_CFA_RBP)) {
-			step = vmstack_step_rule(&r, row);
-		} else if (row && row->cfa == VMSTACK_UW_SIGNAL) {
-			step = vmstack_step_signal(&r);
-			exact = true;
+			row = NULL;
+			step = VMSTACK_STEP_OK;	/* at the VM's native caller */
 		} else {
-			step = vmstack_step_fp(&r);
+			/* A return address may be just past its function's end. */
+			row = vmstack_uw_lookup(s, exact ? r.ip : r.ip - 1);
+			if (row && (row->cfa == VMSTACK_UW_CFA_RSP ||
+				    row->cfa == VMSTACK_UW_CFA_RBP))
+				step = vmstack_step_rule(&r, row);
+			else if (row && row->cfa == VMSTACK_UW_SIGNAL)
+				step = vmstack_step_signal(&r);
+			else
+				step = vmstack_step_fp(&r);
 		}
+		/* Only a signal frame gives an exact ip; others return addresses. */
+		exact = row && row->cfa == VMSTACK_UW_SIGNAL;
 		if (step == VMSTACK_STEP_BROKEN)
 			*flags |= VMSTACK_SF_USER_BROKEN;
 		if (step == VMSTACK_STEP_FAULT)
