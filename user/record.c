@@ -374,7 +374,7 @@ struct recording {
 	int ring_broken;
 	struct vmstack_nl *nl;
 	struct vmstack_symbolizer *sym;
-	int vm, cfi;
+	const struct options *o;
 	size_t nr_vms;
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
@@ -428,9 +428,9 @@ static void on_new_map(void *arg, struct vmstack_map *m)
 {
 	struct recording *r = arg;
 
-	if (r->vm)
+	if (r->o->vm)
 		detect_vm(r, m);
-	if (r->cfi)
+	if (r->o->cfi)
 		upload_unwind(r, m);
 }
 
@@ -621,8 +621,7 @@ int main(int argc, char **argv)
 	sym = vmstack_symbolizer_new(o.pid);
 	r.nl = nl;
 	r.sym = sym;
-	r.vm = o.vm;
-	r.cfi = o.cfi;
+	r.o = &o;
 	vmstack_symbolizer_on_new_map(sym, on_new_map, &r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -541,18 +541,17 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 	m = vmstack_maps_find(&s->maps, pc);
 	if (m && m->symtab) {
 		tab = m->symtab;
-		if (!vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr) &&
-		    (sym = vmstack_symtab_find(tab, vaddr))) {
+		/*
+		 * Known file, unknown function: an address addr2line takes
+		 * (the file offset where the file could not be read).
+		 */
+		if (vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr))
+			vaddr = pc - m->start + m->offset;
+		else if ((sym = vmstack_symtab_find(tab, vaddr))) {
 			snprintf(buf, len, "%s", sym->name);
 			return buf;
 		}
-		/* Known file, unknown function: an offset addr2line takes. */
-		if (tab->loaded &&
-		    !vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr))
-			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path), vaddr);
-		else
-			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path),
-				 pc - m->start + m->offset);
+		snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path), vaddr);
 		return buf;
 	}
 	sym = s->perf_map.loaded ? vmstack_symtab_find(&s->perf_map, pc) : NULL;
