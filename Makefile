@@ -19,12 +19,12 @@ LDLIBS_ELF := -ldw -lelf
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
 	     user/output_folded.c user/fold.c user/raw_file.c user/cfi.c \
-	     user/vm_luajit.c user/util.c
+	     user/vm_luajit.c user/vm_lua54.c user/vm_file.c user/util.c
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
-	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich
+	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm
 
 .PHONY: all module tools check lint demo bench clean
 all: module tools
@@ -33,6 +33,7 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegraph \
+	$(B)/libvmstack.so $(B)/libvmstack.a \
 	$(B)/unit-tests \
 	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(WORKLOADS)
 
@@ -50,6 +51,14 @@ $(B)/vmstack-flamegraph: $(B)/flamegraph.o $(B)/util.o
 
 $(B)/vmstack-report: $(B)/report.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
+
+# libvmstack: a VM registers its descriptor (user/libvmstack.h).
+$(B)/libvmstack.so: user/libvmstack.c user/libvmstack.h | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -Wl,-soname,libvmstack.so.1 $< -o $@
+
+$(B)/libvmstack.a: user/libvmstack.c user/libvmstack.h | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $(B)/libvmstack.o
+	$(AR) rcs $@ $(B)/libvmstack.o
 
 # A test tool: drives the module directly (tests/tools/vmstack-probe.c).
 $(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o user/*.h
@@ -79,6 +88,12 @@ $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fno-omit-frame-pointer -fno-inline $(shell pkg-config --cflags luajit) $< \
 		$(shell pkg-config --libs luajit) -o $@
+
+# A custom VM that registers itself through libvmstack.
+$(B)/workloads/tinyvm: tests/workloads/tinyvm/tinyvm.c $(B)/libvmstack.a Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Iuser $< \
+		$(B)/libvmstack.a -o $@
 
 $(B):
 	mkdir -p $(B)

@@ -7,6 +7,7 @@
  * a visible marker and a counter; the native walk goes on regardless.
  */
 #include <linux/netlink.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 #include "vmstack.h"
@@ -32,17 +33,32 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		NL_SET_ERR_MSG(extack, "VM code range empty or not in user space");
 		return -EINVAL;
 	}
-	if (d->link != VMSTACK_VM_LINK_TAGGED_DELTA) {
-		NL_SET_ERR_MSG(extack, "VM frame link kind not supported (yet)");
-		return -EOPNOTSUPP;
+	if ((d->flags & ~VMSTACK_VM_F_ALL) || memchr_inv(d->pad, 0, sizeof(d->pad))) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: unknown flags or nonzero padding");
+		return -EINVAL;
+	}
+	if (d->state_from >= __VMSTACK_VM_STATE_MAX || d->link >= __VMSTACK_VM_LINK_MAX ||
+	    d->top_reg >= __VMSTACK_VM_REG_MAX || d->pc_reg >= __VMSTACK_VM_REG_MAX ||
+	    !d->max_frames || d->max_frames > VMSTACK_VM_MAX_FRAMES) {
+		NL_SET_ERR_MSG(extack, "VM descriptor field out of range");
+		return -EINVAL;
+	}
+	/* Without a state, only rbp is known in every native frame. */
+	if (d->state_from == VMSTACK_VM_STATE_NONE && d->top_reg != VMSTACK_VM_REG_RBP) {
+		NL_SET_ERR_MSG(extack, "VM without a state: its top frame must be in rbp");
+		return -EINVAL;
+	}
+	if (d->state_from == VMSTACK_VM_STATE_GLOBAL &&
+	    (!d->state_addr || d->state_addr > TASK_SIZE_MAX - 8)) {
+		NL_SET_ERR_MSG(extack, "VM state address not in user space");
+		return -EINVAL;
 	}
 	/* A link type (link & type_mask) indexes the 32-bit type masks. */
-	if (d->top_reg >= __VMSTACK_VM_REG_MAX || d->pc_reg >= __VMSTACK_VM_REG_MAX ||
-	    !d->slot || d->slot > 64 || d->insn_bits > 16 ||
-	    d->insn_shift > 31 || !d->max_frames ||
-	    d->max_frames > VMSTACK_VM_MAX_FRAMES || !d->stack_max ||
-	    d->stack_max > (1U << 30) || d->type_mask > 31) {
-		NL_SET_ERR_MSG(extack, "VM descriptor field out of range");
+	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA &&
+	    (d->state_from == VMSTACK_VM_STATE_NONE ||
+	     !d->slot || d->slot > 64 || d->insn_bits > 16 || d->insn_shift > 31 ||
+	     !d->stack_max || d->stack_max > (1U << 30) || d->type_mask > 31)) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: tagged-delta link fields out of range");
 		return -EINVAL;
 	}
 	if (s->nr_vms == VMSTACK_VM_MAX) {
@@ -68,6 +84,7 @@ static unsigned long vmstack_vm_reg(struct pt_regs *regs, u8 reg)
 	case VMSTACK_VM_REG_R13: return regs->r13;
 	case VMSTACK_VM_REG_R14: return regs->r14;
 	case VMSTACK_VM_REG_R15: return regs->r15;
+	case VMSTACK_VM_REG_RBP: return regs->bp;
 	}
 	return 0;
 }
@@ -107,6 +124,55 @@ static bool vmstack_vm_emit(struct vmstack_vm_out *o, u64 word)
 }
 
 /*
+ * Show the frame at @frame, of a function that is not native by its
+ * frame's flags. Returns 0, a VMSTACK_VMB_* reason, or -1 when ips[] is
+ * full (the walk ends there, not broken).
+ */
+static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
+			   unsigned long frame, unsigned long pc,
+			   struct vmstack_vm_out *o)
+{
+	unsigned long fn, kind_at, ident;
+	u8 kind, check;
+
+	if (!vmstack_vm_read(&fn, frame + d->func_off, sizeof(fn)))
+		return VMSTACK_VMB_READ;
+	if (d->flags & VMSTACK_VM_F_FUNC_SLOT) {
+		kind_at = fn + d->kind_off;
+		if (!vmstack_vm_read(&fn, fn, sizeof(fn)))
+			return VMSTACK_VMB_READ;
+		fn &= d->func_mask;
+	} else {
+		fn &= d->func_mask;
+		kind_at = fn + d->kind_off;
+	}
+	if (state && fn == state)
+		return 0;
+	if (!vmstack_vm_read(&kind, kind_at, 1))
+		return VMSTACK_VMB_READ;
+	if (kind == d->kind_native)
+		return 0;
+	if (kind != d->kind_script) {
+		if (d->flags & VMSTACK_VM_F_NO_BUILTINS)
+			return VMSTACK_VMB_FRAME;
+		return vmstack_vm_emit(o, VMSTACK_VMF_BUILTIN |
+				       (fn & ~VMSTACK_VMF_MASK)) ? 0 : -1;
+	}
+	if (!vmstack_vm_read(&ident, fn + d->ident_off, sizeof(ident)))
+		return VMSTACK_VMB_READ;
+	ident += d->ident_adj;
+	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
+	    (!vmstack_vm_read(&check, ident + d->ident_check_off, 1) ||
+	     check != d->ident_check_val))
+		return VMSTACK_VMB_FRAME;
+	if (!pc && (d->flags & VMSTACK_VM_F_FRAME_PC) &&
+	    !vmstack_vm_read(&pc, frame + d->frame_pc_off, sizeof(pc)))
+		pc = 0;
+	return vmstack_vm_emit(o, VMSTACK_VMF_SCRIPT | (ident & ~VMSTACK_VMF_MASK)) &&
+	       vmstack_vm_emit(o, pc) ? 0 : -1;
+}
+
+/*
  * Walk one activation's VM frames from @frame down to its bottom.
  * Returns 0 at the bottom, else a VMSTACK_VMB_* reason. At the bottom,
  * cur->next_top is where the next (outer) activation's frames start: the
@@ -116,39 +182,43 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 			   unsigned long frame, unsigned long pc,
 			   struct vmstack_vm_out *o, struct vmstack_vm_cursor *cur)
 {
-	unsigned long lo, link, fn, ident, next;
-	u32 insn, field, i;
-	u8 kind;
+	bool delta = d->link == VMSTACK_VM_LINK_TAGGED_DELTA;
+	unsigned long lo = 0, link, next;
+	u32 insn, field, i, type = 0;
+	bool shown;
+	u16 fl = 0;
+	int err;
 
-	if (!vmstack_vm_read(&lo, state + d->stack_off, sizeof(lo)))
+	if (delta && !vmstack_vm_read(&lo, state + d->stack_off, sizeof(lo)))
 		return VMSTACK_VMB_READ;
 	for (i = 0; i < d->max_frames; i++) {
-		if ((frame & 7) || frame < lo || frame - lo >= d->stack_max)
+		if ((frame & 7) ||
+		    (delta && (frame < lo || frame - lo >= d->stack_max)))
 			return VMSTACK_VMB_FRAME;
-		if (!vmstack_vm_read(&link, frame + d->link_off, sizeof(link)) ||
-		    !vmstack_vm_read(&fn, frame + d->func_off, sizeof(fn)))
+		if (!vmstack_vm_read(&link, frame + d->link_off, sizeof(link)))
 			return VMSTACK_VMB_READ;
-		fn &= d->func_mask;
-		if (fn != state &&
-		    !(d->hide_types & (1U << (link & d->type_mask)))) {
-			if (!vmstack_vm_read(&kind, fn + d->kind_off, 1))
+		if (delta) {
+			type = link & d->type_mask;
+			shown = !(d->hide_types & (1U << type));
+		} else {
+			if (!vmstack_vm_read(&fl, frame + d->flags_off, sizeof(fl)))
 				return VMSTACK_VMB_READ;
-			if (kind == d->kind_script) {
-				if (!vmstack_vm_read(&ident, fn + d->ident_off,
-						     sizeof(ident)))
-					return VMSTACK_VMB_READ;
-				ident += d->ident_adj;
-				if (!vmstack_vm_emit(o, VMSTACK_VMF_SCRIPT |
-						     (ident & ~VMSTACK_VMF_MASK)) ||
-				    !vmstack_vm_emit(o, pc))
-					return 0;
-			} else if (kind != d->kind_native) {
-				if (!vmstack_vm_emit(o, VMSTACK_VMF_BUILTIN |
-						     (fn & ~VMSTACK_VMF_MASK)))
-					return 0;
-			}
+			shown = !(fl & d->native_flags);
 		}
-		if ((link & d->pc_mask) == d->pc_val) {
+		if (shown) {
+			err = vmstack_vm_show(d, state, frame, pc, o);
+			if (err)
+				return err < 0 ? 0 : err;
+		}
+		if (!delta) {
+			if (!link || (fl & d->bottom_flags)) {
+				cur->state = state;
+				cur->next_top = link;
+				return 0;
+			}
+			next = link;
+			pc = 0;
+		} else if ((link & d->pc_mask) == d->pc_val) {
 			/* Called from the VM: link is the caller's return PC. */
 			if (!vmstack_vm_read(&insn, link + d->insn_off, sizeof(insn)))
 				return VMSTACK_VMB_READ;
@@ -159,28 +229,34 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 		} else {
 			next = frame - (link & ~(unsigned long)d->type_mask);
 			pc = 0;
-			if (d->bottom_types & (1U << (link & d->type_mask))) {
+			if (d->bottom_types & (1U << type)) {
 				cur->state = state;
 				cur->next_top = next < frame ? next : 0;
 				return 0;
 			}
 		}
-		if (next >= frame)
+		if (delta && next >= frame)
 			return VMSTACK_VMB_FRAME;
 		frame = next;
 	}
 	return VMSTACK_VMB_DEPTH;
 }
 
+/* A state that passes the descriptor's check. */
+static bool vmstack_vm_sane(const struct vmstack_vm_desc *d, unsigned long state)
+{
+	u8 check;
+
+	return vmstack_vm_read(&check, state + d->check_off, 1) &&
+	       check == d->check_val;
+}
+
 /* The VM state at activation record @ar, if it looks like one. */
 static bool vmstack_vm_state(const struct vmstack_vm_desc *d, unsigned long ar,
 			     unsigned long *state)
 {
-	u8 check;
-
 	return vmstack_vm_read(state, ar + d->state_off, sizeof(*state)) &&
-	       vmstack_vm_read(&check, *state + d->check_off, 1) &&
-	       check == d->check_val;
+	       vmstack_vm_sane(d, *state);
 }
 
 bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
@@ -189,24 +265,32 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 {
 	const struct vmstack_vm_desc *d = vmstack_vm_find(s, r->ip);
 	struct vmstack_vm_out o = { ips, n, max, flags };
-	unsigned long ar, state, top, pc = 0, bp, ra;
+	unsigned long ar, state = 0, top, pc = 0, bp, ra;
 	unsigned int n0;
 	int broken = 0;
 
 	if (!d)
 		return false;
 	ar = r->sp + d->ar_off;
-	/* A helper leaves the VM's registers (top frame, PC) alone. */
-	if (!vmstack_vm_state(d, ar, &state) && leaf && d->ar_leaf_off)
-		ar = r->sp + d->ar_leaf_off;
-	if (!vmstack_vm_state(d, ar, &state))
-		broken = VMSTACK_VMB_STATE;
+	if (d->state_from == VMSTACK_VM_STATE_AR) {
+		/* A helper leaves the VM's registers (top frame, PC) alone. */
+		if (!vmstack_vm_state(d, ar, &state) && leaf && d->ar_leaf_off)
+			ar = r->sp + d->ar_leaf_off;
+		if (!vmstack_vm_state(d, ar, &state))
+			broken = VMSTACK_VMB_STATE;
+	} else if (d->state_from == VMSTACK_VM_STATE_GLOBAL) {
+		if (!vmstack_vm_read(&state, d->state_addr, sizeof(state)) ||
+		    !vmstack_vm_sane(d, state))
+			broken = VMSTACK_VMB_STATE;
+	}
 	/* The VM's frames stand in for its native frame. */
 	(*n)--;
 	n0 = *n;
-	if (!broken && leaf && d->top_reg) {
-		top = vmstack_vm_reg(leaf, d->top_reg) + d->top_adj;
-		if (d->pc_reg)
+	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (leaf && d->top_reg))) {
+		top = d->top_reg == VMSTACK_VM_REG_RBP ? r->bp :
+		      vmstack_vm_reg(leaf, d->top_reg);
+		top += d->top_adj;
+		if (leaf && d->pc_reg)
 			pc = vmstack_vm_reg(leaf, d->pc_reg);
 		cur->next_top = 0;
 		/*
@@ -214,10 +298,14 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 		 * always (it is also scratch): if its walk fails, start over
 		 * from the state's own, possibly older, top.
 		 */
-		if (!vmstack_vm_walk(d, state, top, pc, &o, cur))
+		broken = vmstack_vm_walk(d, state, top, pc, &o, cur);
+		if (!broken)
 			goto native_caller;
-		*n = n0;
-		pc = 0;
+		if (d->state_from != VMSTACK_VM_STATE_NONE) {
+			broken = 0;
+			*n = n0;
+			pc = 0;
+		}
 	}
 	if (!broken && cur->next_top && cur->state == state) {
 		/* An outer activation of the state walked last. */
@@ -239,6 +327,9 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 		goto native;
 native_caller:
 	*flags |= VMSTACK_SF_VM;
+	/* A VM in plain C: its own unwind rules lead to its caller. */
+	if (d->flags & VMSTACK_VM_F_NATIVE_STEP)
+		return false;
 	if (!vmstack_vm_read(&bp, ar + d->caller_bp_off, sizeof(bp)) ||
 	    !vmstack_vm_read(&ra, ar + d->caller_ra_off, sizeof(ra)) ||
 	    ar + d->caller_sp_off <= r->sp)

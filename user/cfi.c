@@ -188,6 +188,46 @@ int vmstack_cfi_build(Elf *elf, struct vmstack_cfi_table *t)
 	return 0;
 }
 
+int vmstack_cfi_fde_range(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
+	uint64_t *starts, a;
+	size_t i, n;
+	int ret = -1;
+
+	starts = cfi ? fde_starts(elf, &n) : NULL;
+	if (!starts) {
+		if (cfi)
+			dwarf_cfi_end(cfi);
+		return -1;
+	}
+	for (i = n; i-- && starts[i] > addr;)
+		;
+	/* Row by row to the FDE's end: libdw gives one row's range at a time. */
+	for (a = i < n ? starts[i] : UINT64_MAX; a != UINT64_MAX;) {
+		Dwarf_Frame *f;
+		Dwarf_Addr s, e;
+		bool signal;
+
+		if ((i + 1 < n && a >= starts[i + 1]) || dwarf_cfi_addrframe(cfi, a, &f))
+			break;
+		if (dwarf_frame_info(f, &s, &e, &signal) < 0 || e <= a) {
+			free(f);
+			break;
+		}
+		free(f);
+		a = e;
+	}
+	if (i < n && a > addr) {
+		*start = starts[i];
+		*end = a;
+		ret = 0;
+	}
+	free(starts);
+	dwarf_cfi_end(cfi);
+	return ret;
+}
+
 size_t vmstack_cfi_slice(const struct vmstack_cfi_table *t, uint64_t lo,
 			 uint64_t hi, struct vmstack_uw_row **out)
 {

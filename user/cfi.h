@@ -27,6 +27,8 @@ struct vmstack_cfi_table {
 
 /* 0 on success (possibly with no rows), -1 if the file has no usable CFI. */
 int vmstack_cfi_build(Elf *elf, struct vmstack_cfi_table *t);
+/* The range of the FDE that covers @addr. 0 or -1. */
+int vmstack_cfi_fde_range(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *end);
 /*
  * The rows for the part [lo, hi) of the file's address space, as the module
  * wants them for a mapping at runtime address map_start of link-time

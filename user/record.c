@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,6 +26,8 @@
 #include "stacks.h"
 #include "symbols.h"
 #include "util.h"
+#include "vm_file.h"
+#include "vm_lua54.h"
 #include "vm_luajit.h"
 #include "vmstack_nl.h"
 
@@ -46,7 +49,16 @@ struct options {
 	int stats;
 	const char *raw;
 	int cfi;
-	int vm;		/* detect VM runtimes and merge their frames */
+	int vm;		/* enum vm_mode: which VM frames to merge */
+	const char *vm_file;	/* VM_FILE: a descriptor file */
+};
+
+enum vm_mode {
+	VM_NONE,
+	VM_AUTO,	/* known runtimes, and what a VM registers itself */
+	VM_LUAJIT,
+	VM_LUA54,
+	VM_FILE,
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -82,8 +94,11 @@ static void usage(FILE *f)
 "                        max %d)\n"
 "      --ring-pages N    ring buffer pages per CPU, a power of 2 (default 64)\n"
 "  -q, --quiet           no status line\n"
-"      --vm MODE         VM frames: 'auto' (default: detect the runtime\n"
-"                        from the target's mappings), 'luajit', or 'none'\n"
+"      --vm MODE         VM frames: 'auto' (default: detect LuaJIT and Lua 5.4\n"
+"                        from the target's mappings, and read what a VM\n"
+"                        registers with libvmstack in /tmp/vmstack-PID.vm),\n"
+"                        'luajit', 'lua5.4', 'none', or a descriptor FILE\n"
+"                        (Documentation/vm-descriptor.md)\n"
 "      --raw FILE        also save the raw samples and mappings to FILE\n"
 "                        (vmstack-report turns them into stacks later)\n"
 "      --stats           print the module's own cost: handler time per\n"
@@ -133,7 +148,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .freq = 999, .kernel = 1, .max_depth = 128,
-			       .ring_pages = 64, .cfi = 1, .vm = 1,
+			       .ring_pages = 64, .cfi = 1, .vm = VM_AUTO,
 			       .event = VMSTACK_EVENT_CPU_CLOCK };
 	while ((c = getopt_long(argc, argv, "+p:F:d:o:e:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -213,11 +228,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'V':
 			if (!strcmp(optarg, "none")) {
-				o->vm = 0;
-			} else if (!strcmp(optarg, "auto") || !strcmp(optarg, "luajit")) {
-				o->vm = 1;
+				o->vm = VM_NONE;
+			} else if (!strcmp(optarg, "auto")) {
+				o->vm = VM_AUTO;
+			} else if (!strcmp(optarg, "luajit")) {
+				o->vm = VM_LUAJIT;
+			} else if (!strcmp(optarg, "lua5.4")) {
+				o->vm = VM_LUA54;
+			} else if (strchr(optarg, '/') || !access(optarg, F_OK)) {
+				o->vm = VM_FILE;
+				o->vm_file = optarg;
 			} else {
-				fprintf(stderr, TOOL ": --vm takes auto, luajit or none (Lua 5.4 and descriptor files are not supported yet)\n");
+				fprintf(stderr, TOOL ": --vm takes auto, luajit, lua5.4, none or a descriptor file ('%s' is none of them)\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -376,26 +399,121 @@ struct recording {
 	struct vmstack_symbolizer *sym;
 	const struct options *o;
 	size_t nr_vms;
+	char vm_label[128];		/* the VMs merged, for the summary */
+	int vm_blocks;			/* descriptors read from /tmp/vmstack-PID.vm */
+	int vm_lua54_refused;
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
 	int uw_failed;
 };
 
+static vmstack_vm_namer namer_of(enum vmstack_vm_namer_kind k)
+{
+	return k == VMSTACK_NAMER_LUAJIT ? vmstack_luajit_name :
+	       k == VMSTACK_NAMER_LUA54 ? vmstack_lua54_name : vmstack_cstring_name;
+}
+
+/* Describe a VM to the module. 0 or -1 (said why). */
+static int add_vm(struct recording *r, const struct vmstack_vm_desc *d,
+		  const char *label, vmstack_vm_namer namer)
+{
+	size_t len = strlen(r->vm_label);
+	char msg[256];
+
+	if (vmstack_nl_vm_add(r->nl, r->sess.session_id, d, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": VM %s: descriptor refused: %s\n", label, msg);
+		return -1;
+	}
+	/* One namer: a process that mixes VMs gets the last one's names. */
+	vmstack_symbolizer_set_vm_namer(r->sym, namer);
+	if (!strstr(r->vm_label, label))
+		snprintf(r->vm_label + len, sizeof(r->vm_label) - len, "%s%s",
+			 len ? ", " : "", label);
+	r->nr_vms++;
+	return 0;
+}
+
 /* A new mapping that holds a VM's interpreter: describe it to the module. */
 static void detect_vm(struct recording *r, struct vmstack_map *m)
 {
 	struct vmstack_vm_desc d;
-	char msg[256];
+	const char *why = NULL;
+	int mode = r->o->vm;
 
-	if (vmstack_luajit_describe(m, &d))
-		return;
-	if (vmstack_nl_vm_add(r->nl, r->sess.session_id, &d, msg, sizeof(msg))) {
-		fprintf(stderr, TOOL ": LuaJIT in %s: descriptor refused: %s\n",
-			m->path, msg);
+	if ((mode == VM_AUTO || mode == VM_LUAJIT) && !vmstack_luajit_describe(m, &d)) {
+		add_vm(r, &d, "LuaJIT", vmstack_luajit_name);
 		return;
 	}
-	vmstack_symbolizer_set_vm_namer(r->sym, vmstack_luajit_name);
-	r->nr_vms++;
+	if (mode != VM_AUTO && mode != VM_LUA54)
+		return;
+	switch (vmstack_lua54_describe(m, &d, &why)) {
+	case 0:
+		add_vm(r, &d, "Lua 5.4", vmstack_lua54_name);
+		break;
+	case -2:
+		if (!r->vm_lua54_refused++)
+			fprintf(stderr, TOOL ": Lua 5.4 in %s: %s; its frames are not merged\n",
+				m->path, why);
+		break;
+	}
+}
+
+/*
+ * Descriptors in text: --vm FILE, or what the target registered with
+ * libvmstack. Only blocks not seen before are added. 0, or -1 (said why).
+ */
+static int add_vm_text(struct recording *r, const char *path, int from_target)
+{
+	struct vmstack_vm_text t[VMSTACK_VM_MAX];
+	char err[256], *text;
+	struct stat st, target;
+	char proc[64];
+	int n, i;
+
+	if (from_target) {
+		/* Like perf with /tmp/perf-PID.map: only the target's owner's. */
+		snprintf(proc, sizeof(proc), "/proc/%d", r->o->pid);
+		if (stat(path, &st) || stat(proc, &target))
+			return 0;
+		if ((st.st_uid && st.st_uid != target.st_uid) || (st.st_mode & 022)) {
+			if (!r->vm_blocks) {
+				fprintf(stderr, TOOL ": ignoring %s: not owned by the target's user, or writable by others\n",
+					path);
+				r->vm_blocks = -1;
+			}
+			return 0;
+		}
+	}
+	text = read_file(path, 1 << 20);
+	if (!text) {
+		if (!from_target)
+			fprintf(stderr, TOOL ": cannot read %s: %s\n", path, strerror(errno));
+		return from_target ? 0 : -1;
+	}
+	n = vmstack_vm_text_parse(text, t, VMSTACK_VM_MAX, err, sizeof(err));
+	free(text);
+	if (n < 0) {
+		if (!from_target || r->vm_blocks >= 0)
+			fprintf(stderr, TOOL ": %s: %s\n", path, err);
+		if (from_target)
+			r->vm_blocks = -1;
+		return -1;
+	}
+	for (i = r->vm_blocks; i < n; i++)
+		if (add_vm(r, &t[i].desc, t[i].name, namer_of(t[i].namer)) && !from_target)
+			return -1;
+	r->vm_blocks = n > r->vm_blocks ? n : r->vm_blocks;
+	return 0;
+}
+
+static void poll_vm_file(struct recording *r)
+{
+	char path[64];
+
+	if (r->o->vm != VM_AUTO || r->vm_blocks < 0)
+		return;
+	snprintf(path, sizeof(path), "/tmp/vmstack-%d.vm", r->o->pid);
+	add_vm_text(r, path, 1);
 }
 
 /* Give the module the unwind rules of a new executable mapping. */
@@ -647,6 +765,7 @@ int main(int argc, char **argv)
 		}
 	}
 	vmstack_symbolizer_refresh(sym);
+	poll_vm_file(&r);
 	read_comm(o.pid, comm, sizeof(comm));
 	show = !o.quiet && isatty(STDERR_FILENO);
 
@@ -681,6 +800,7 @@ int main(int argc, char **argv)
 			last_refresh = now();
 			if (vmstack_symbolizer_refresh(sym) > 0)
 				last_change = last_refresh;
+			poll_vm_file(&r);
 			read_comm(o.pid, comm, sizeof(comm));
 		}
 		if (show && now() - last_status >= 1.0) {
@@ -708,8 +828,8 @@ int main(int argc, char **argv)
 		r.stacks.samples, c.dropped,
 		c.taken ? 100.0 * c.dropped / c.taken : 0.0, r.stacks.n);
 	if (r.nr_vms)
-		fprintf(stderr, "; VM frames merged (LuaJIT), %" PRIu64 " VM stacks cut by bad VM data",
-			c.vm_errors);
+		fprintf(stderr, "; VM frames merged (%s), %" PRIu64 " VM stacks cut by bad VM data",
+			r.vm_label, c.vm_errors);
 	if (c.user_faults || c.truncated)
 		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64 " by --max-depth",
 			c.user_faults, c.truncated);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,4 +31,25 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+char *read_file(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = xmalloc(max + 1);
+	n = fread(buf, 1, max + 1, f);
+	if (ferror(f) || n > max) {
+		free(buf);
+		fclose(f);
+		errno = n > max ? EFBIG : EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = 0;
+	return buf;
 }

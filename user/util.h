@@ -11,5 +11,7 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+/* A whole file of at most @max bytes, NUL-terminated; NULL (errno) if not. */
+char *read_file(const char *path, size_t max);
 
 #endif

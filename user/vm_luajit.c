@@ -51,6 +51,7 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	d->code_start = m->start + (cfi->rows[i].vaddr - lo);
 	d->code_end = m->start + (cfi->rows[i + 1].vaddr - lo);
 	/* In the interpreter rsp is the C frame (cframe); lua_State at +0x10. */
+	d->state_from = VMSTACK_VM_STATE_AR;
 	d->ar_off = 0;
 	d->ar_leaf_off = 8;		/* lj_vm_floor/ceil/mod...: called, no frame */
 	d->state_off = 0x10;

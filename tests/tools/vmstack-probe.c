@@ -280,7 +280,20 @@ static void random_desc(struct vmstack_vm_desc *d)
 	d->check_val = (uint8_t)(rand() % 3 ? 6 : rand());
 	d->top_reg = (uint8_t)(rand() % (__VMSTACK_VM_REG_MAX + 2));
 	d->pc_reg = (uint8_t)(rand() % (__VMSTACK_VM_REG_MAX + 2));
-	d->link = (uint8_t)(rand() % 8 ? VMSTACK_VM_LINK_TAGGED_DELTA : rand() % 4);
+	d->link = (uint8_t)(rand() % 3 ? rand() % __VMSTACK_VM_LINK_MAX : rand() % 4);
+	d->state_from = (uint8_t)(rand() % 8 ? rand() % __VMSTACK_VM_STATE_MAX : rand() % 6);
+	/* A state pointer in the target's stack or nowhere near anything. */
+	d->state_addr = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
+				     (uint64_t)rand() << (rand() % 32);
+	d->flags = rand() % 10 ? (uint32_t)rand() & VMSTACK_VM_F_ALL : (uint32_t)rand();
+	d->flags_off = (int32_t)rnd_off();
+	d->bottom_flags = (uint16_t)rand();
+	d->native_flags = (uint16_t)rand();
+	d->frame_pc_off = (int32_t)rnd_off();
+	d->ident_check_off = (int32_t)rnd_off();
+	d->ident_check_val = (uint8_t)rand();
+	if (!(rand() % 20))
+		d->pad[rand() % sizeof(d->pad)] = 1;
 	d->top_off = (int32_t)rnd_off();
 	d->top_adj = (int32_t)rnd_off();
 	d->stack_off = (int32_t)rnd_off();

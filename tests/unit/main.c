@@ -23,6 +23,7 @@ void maps_tests(void);
 void symbols_tests(void);
 void output_tests(void);
 void hist_raw_tests(void);
+void vm_tests(void);
 
 int main(void)
 {
@@ -31,5 +32,6 @@ int main(void)
 	symbols_tests();
 	output_tests();
 	hist_raw_tests();
+	vm_tests();
 	return 0;
 }

@@ -248,12 +248,29 @@ struct vmstack_uw_row {
  *
  * Addresses: absolute, in the target. Offsets: bytes, signed.
  */
-#define VMSTACK_VM_DESC_VERSION	1
+#define VMSTACK_VM_DESC_VERSION	2
 #define VMSTACK_VM_MAX		4	/* descriptors per session */
 #define VMSTACK_VM_MAX_FRAMES	256	/* VM frames per activation, at most */
 
+/* Where the VM state is. */
+enum vmstack_vm_state {
+	/* None: the top frame comes from a register (top_reg) */
+	VMSTACK_VM_STATE_NONE,
+	/* *(AR + state_off), the activation record of the VM's native frame */
+	VMSTACK_VM_STATE_AR,
+	/* *(state_addr): a pointer variable the VM keeps current */
+	VMSTACK_VM_STATE_GLOBAL,
+	__VMSTACK_VM_STATE_MAX,
+};
+
 enum vmstack_vm_link {
-	/* prev = *(frame + link_off) */
+	/*
+	 * prev = *(frame + link_off); the u16 at frame + flags_off says
+	 * whether the frame ends its activation (any bit of bottom_flags)
+	 * and whether it is a native function's (native_flags). A NULL
+	 * prev ends it too. Frames need not lie in one stack. (Lua 5.4's
+	 * CallInfo list.)
+	 */
 	VMSTACK_VM_LINK_POINTER,
 	/*
 	 * link = *(frame + link_off). If (link & pc_mask) == pc_val the link
@@ -261,25 +278,55 @@ enum vmstack_vm_link {
 	 * field = bits [insn_shift, insn_shift + insn_bits) of the u32 at
 	 * link + insn_off (the call instruction). Otherwise prev = frame -
 	 * (link & ~type_mask), and type (link & type_mask) ends the
-	 * activation if bit type of bottom_types is set. (LuaJIT's frames.)
+	 * activation if bit type of bottom_types is set. Frames lie in the
+	 * VM stack and move down it. (LuaJIT's frames.)
 	 */
 	VMSTACK_VM_LINK_TAGGED_DELTA,
+	__VMSTACK_VM_LINK_MAX,
 };
 
-/* Registers of the interrupted user state, for top_reg / pc_reg. */
+/*
+ * Registers for top_reg / pc_reg. RBP is known at every native frame (the
+ * unwinder recovers it); the others only in the sampled frame.
+ */
 enum vmstack_vm_reg {
 	VMSTACK_VM_REG_NONE,
 	VMSTACK_VM_REG_RAX, VMSTACK_VM_REG_RBX, VMSTACK_VM_REG_RCX,
 	VMSTACK_VM_REG_RDX, VMSTACK_VM_REG_RSI, VMSTACK_VM_REG_RDI,
 	VMSTACK_VM_REG_R12, VMSTACK_VM_REG_R13, VMSTACK_VM_REG_R14,
-	VMSTACK_VM_REG_R15,
+	VMSTACK_VM_REG_R15, VMSTACK_VM_REG_RBP,
 	__VMSTACK_VM_REG_MAX,
 };
+
+/*
+ * After the VM frames, the native unwinder steps over the VM's native
+ * frame by its own rules (caller_*_off unused): a VM in plain C.
+ */
+#define VMSTACK_VM_F_NATIVE_STEP	(1U << 0)
+/*
+ * *(frame + func_off) is the function's slot: function = *(slot) &
+ * func_mask, kind = u8 at slot + kind_off (else at function + kind_off).
+ */
+#define VMSTACK_VM_F_FUNC_SLOT		(1U << 1)
+/* A frame's PC is *(frame + frame_pc_off). */
+#define VMSTACK_VM_F_FRAME_PC		(1U << 2)
+/* A frame neither script nor native is bad data, not a builtin. */
+#define VMSTACK_VM_F_NO_BUILTINS	(1U << 3)
+/* A script identity is sane if u8 at ident + ident_check_off == ident_check_val. */
+#define VMSTACK_VM_F_IDENT_CHECK	(1U << 4)
+#define VMSTACK_VM_F_ALL		((1U << 5) - 1)
 
 struct vmstack_vm_desc {
 	__u32 version;		/* VMSTACK_VM_DESC_VERSION */
 	__u32 size;		/* sizeof(struct vmstack_vm_desc) */
 	__u64 code_start, code_end;
+	__u32 flags;		/* VMSTACK_VM_F_* */
+	__u8 state_from;	/* enum vmstack_vm_state */
+	__u8 top_reg;		/* enum vmstack_vm_reg */
+	__u8 pc_reg;		/* enum vmstack_vm_reg */
+	__u8 link;		/* enum vmstack_vm_link */
+	__u64 state_addr;	/* STATE_GLOBAL */
+	__u64 func_mask;	/* see func_off */
 	/*
 	 * The activation record (AR) of a VM native frame: its sp + ar_off.
 	 * In the sampled frame, if the state check fails there, sp +
@@ -288,20 +335,17 @@ struct vmstack_vm_desc {
 	 */
 	__s32 ar_off;
 	__s32 ar_leaf_off;
-	/* The VM state: *(AR + state_off); sane if u8 at state + check_off == check_val. */
+	/* STATE_AR: *(AR + state_off). Sane if u8 at state + check_off == check_val. */
 	__s32 state_off;
 	__s32 check_off;
-	__u8 check_val;
 	/*
-	 * In the sampled frame the top VM frame is top_reg + top_adj and
-	 * its PC is in pc_reg; below, it is *(state + top_off) + top_adj.
+	 * The top VM frame: top_reg + top_adj (RBP: in any frame; others:
+	 * in the sampled frame only, PC in pc_reg); else, and if the walk
+	 * from the register fails, *(state + top_off) + top_adj.
 	 */
-	__u8 top_reg;		/* enum vmstack_vm_reg */
-	__u8 pc_reg;		/* enum vmstack_vm_reg */
-	__u8 link;		/* enum vmstack_vm_link */
 	__s32 top_off;
 	__s32 top_adj;
-	/* Frames must lie in [*(state + stack_off), that + stack_max). */
+	/* TAGGED_DELTA: frames lie in [*(state + stack_off), that + stack_max). */
 	__s32 stack_off;
 	__u32 stack_max;
 	/* Frame links (see enum vmstack_vm_link). */
@@ -309,27 +353,34 @@ struct vmstack_vm_desc {
 	__u32 type_mask;	/* at most 31: a type is a bit of the masks below */
 	__u32 pc_mask, pc_val;
 	__s32 insn_off;
-	__u8 insn_shift, insn_bits, extra, slot;
 	__u32 bottom_types;	/* bit t: link type t ends an activation */
 	__u32 hide_types;	/* frames of these link types are not shown */
+	__s32 flags_off;	/* POINTER: the frame's u16 flags */
+	__u16 bottom_flags, native_flags;
+	__s32 frame_pc_off;	/* F_FRAME_PC */
 	/*
-	 * The function of a frame: *(frame + func_off) & func_mask; its kind,
-	 * the u8 at func + kind_off: kind_script (shown with its identity
-	 * *(func + ident_off) + ident_adj), kind_native (a native function,
-	 * already on the native stack: not shown), anything else a builtin
-	 * (shown by its function). Frames whose function is the state skip.
+	 * The function of a frame: *(frame + func_off) & func_mask (see
+	 * F_FUNC_SLOT); its kind, a u8 at kind_off: kind_script (shown with
+	 * its identity *(func + ident_off) + ident_adj), kind_native (a
+	 * native function, already on the native stack: not shown),
+	 * anything else a builtin (shown by its function). Frames whose
+	 * function is the state are skipped.
 	 */
 	__s32 func_off;
-	__u64 func_mask;
 	__s32 kind_off;
-	__u8 kind_script, kind_native;
-	__u16 max_frames;
 	__s32 ident_off;
 	__s32 ident_adj;
+	__s32 ident_check_off;	/* F_IDENT_CHECK */
 	/* Native registers of the VM's caller, saved by the VM's entry. */
 	__s32 caller_bp_off;	/* AR + off: the caller's rbp */
 	__s32 caller_ra_off;	/* AR + off: the return address */
 	__s32 caller_sp_off;	/* AR + off = the caller's sp */
+	__u16 max_frames;	/* per activation, <= VMSTACK_VM_MAX_FRAMES */
+	__u8 check_val;
+	__u8 ident_check_val;
+	__u8 kind_script, kind_native;
+	__u8 insn_shift, insn_bits, extra, slot;
+	__u8 pad[6];		/* zero */
 };
 
 /*

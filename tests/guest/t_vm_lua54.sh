@@ -1,0 +1,42 @@
+# Lua 5.4 (Debian's /usr/bin/lua5.4, unmodified): a script with a known
+# call tree, started by the recorder and attached to while it runs. Lua
+# frames (chunk:line of the function) sit between C frames, rooted at main;
+# per-function shares match the script's fixed CPU split (50/25/25) within
+# 5 points; a coroutine's frames hang under the main chunk that resumed it.
+. tests/guest/lib.sh
+script=tests/workloads/lua/known54.lua
+check() {  # folded file, label
+	local f=$1 total share
+	total=$(awk '{s += $NF} END {print s+0}' "$f")
+	share() { grep -E "$1" "$f" | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+	local main=$(share ';__libc_start_(call_)?main;')
+	local lua=$(share 'known54.lua:[0-9]+_\[vm\]')
+	local h=$(share 'known54.lua:2_\[vm\]') l=$(share 'known54.lua:3_\[vm\]') c=$(share 'known54.lua:4_\[vm\]')
+	local co=$(share 'known54.lua:0_\[vm\];.*lua_resume;.*known54.lua:4_\[vm\]')
+	local cut=$(share 'vm stack cut')
+	note "$2: $total samples: rooted at main $main%, with Lua frames $lua%, heavy $h% light $l% in_co $c% (expected 50/25/25 of the Lua part), coroutine under main chunk $co%, VM part cut $cut%"
+	[ "$total" -ge 500 ] || fail "$2: too few samples"
+	[ "$main" -ge 90 ] || fail "$2: under 90% of samples rooted at main"
+	[ "$lua" -ge 90 ] || fail "$2: under 90% of samples show Lua frames"
+	awk -v h=$h -v l=$l -v c=$c -v t=$lua 'BEGIN {
+		d1 = 100 * h / t - 50; d2 = 100 * l / t - 25; d3 = 100 * c / t - 25
+		exit !(d1 * d1 < 25 && d2 * d2 < 25 && d3 * d3 < 25) }' ||
+		fail "$2: function shares off the known split by more than 5 points"
+	[ "$co" -ge $((c - 2)) ] || fail "$2: coroutine frames not under the main chunk"
+	[ "$cut" -le 2 ] || fail "$2: more than 2% of VM stacks cut"
+}
+vmstack-record -F 999 -o /tmp/l54.folded -- lua5.4 $script 4 2>/tmp/l54.err ||
+	{ cat /tmp/l54.err; fail "record failed"; }
+cat /tmp/l54.err
+grep -q 'VM frames merged (Lua 5.4)' /tmp/l54.err || fail "Lua 5.4 not detected"
+sort -k2 -nr /tmp/l54.folded | head -3 | cut -c1-400
+check /tmp/l54.folded "started"
+
+lua5.4 $script 8 &
+pid=$!
+sleep 1
+vmstack-record -q -F 999 -d 4 -p $pid -o /tmp/l54a.folded 2>/tmp/l54a.err ||
+	{ cat /tmp/l54a.err; fail "attach failed"; }
+kill $pid; wait $pid 2>/dev/null
+cp /tmp/l54.folded /tmp/l54a.folded "$VMSTACK_RESULTS/"
+check /tmp/l54a.folded "attached"
