@@ -2,6 +2,8 @@
 #   make            build vmstack.ko and the tools in build/
 #   make check      lint, host unit tests, and every guest test in one VM boot
 #   make check T=a,b  only the guest tests a and b (host tests still run)
+#   make check-debug  the guest suite on a KASAN/lockdep/kmemleak kernel
+#                     (built once from linux-source-6.1, cached; see README)
 #   make lint       checkpatch, W=1 and sparse on the module
 #   make demo       profile the bundled demo in the test VM (build/demo/)
 #   make bench      vmstack vs perf in one VM boot, as ratios (build/bench.txt)
@@ -26,7 +28,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm
 
-.PHONY: all module tools check lint demo bench clean
+.PHONY: all module tools check check-debug lint demo bench clean
 all: module tools
 
 module:
@@ -106,6 +108,9 @@ bench: all
 
 check: all
 	tests/run $(or $(T),all)
+
+check-debug: tools
+	scripts/check-debug $(or $(T),all)
 
 lint: | $(B)
 	scripts/lint

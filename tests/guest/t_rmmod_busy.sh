@@ -12,6 +12,6 @@ echo "$out" | grep -qi "in use\|busy" || fail "rmmod failed for another reason"
 wait $rec || fail "recorder failed after the rmmod attempt"
 grep -q ';spin ' /tmp/busy.folded || fail "no samples"
 rmmod vmstack || fail "rmmod after the session failed"
-insmod "$VMSTACK_REPO/vmstack.ko" || fail "reload failed"
+insmod "$VMSTACK_KO" || fail "reload failed"
 wait $pid 2>/dev/null
 true
