@@ -1,7 +1,7 @@
 # Only CAP_PERFMON / CAP_SYS_ADMIN in the initial user namespace may start a
 # session: an unprivileged user and root in a new user namespace get EPERM.
 . tests/guest/lib.sh
-build/workloads/calltree 5 &
+build/workloads/calltree $((5 * scale)) &
 pid=$!
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1)
 rc=$?

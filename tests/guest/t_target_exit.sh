@@ -1,9 +1,9 @@
 # The target exits while recording (no -d): the recorder notices, stops
 # and still writes its output.
 . tests/guest/lib.sh
-build/workloads/calltree 1.5 &
+build/workloads/calltree $(awk -v s=$scale "BEGIN {print 1.5 * s}") &
 pid=$!
-timeout 20 vmstack-record -q -p $pid -o /tmp/exit.folded 2>/tmp/exit.err
+timeout $((20 * scale)) vmstack-record -q -p $pid -o /tmp/exit.folded 2>/tmp/exit.err
 rc=$?
 cat /tmp/exit.err
 [ $rc = 0 ] || fail "recorder exited $rc"

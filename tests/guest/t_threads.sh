@@ -1,7 +1,7 @@
 # Threads created after the session started are sampled: the workload
 # waits 1 s, then starts 3 threads.
 . tests/guest/lib.sh
-build/workloads/threads 1 2 &
+build/workloads/threads $scale 2 &
 pid=$!
 sleep 0.3
 vmstack-record -q -p $pid -o /tmp/threads.folded --per-thread || fail "vmstack-record failed"
