@@ -3,7 +3,7 @@
 # (an anonymous inode: ENXIO), or, if it could, would get a file that
 # carries no session and refuses mmap.
 . tests/guest/lib.sh
-build/workloads/calltree 5 &
+build/workloads/calltree $((5 * scale)) &
 pid=$!
 vmstack-record -q -p $pid -o /dev/null &
 rec=$!

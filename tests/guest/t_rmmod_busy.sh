@@ -1,7 +1,7 @@
 # rmmod while a session runs is refused (EBUSY) and harms nothing; once the
 # recorder is gone the module unloads and loads again.
 . tests/guest/lib.sh
-build/workloads/calltree 4 &
+build/workloads/calltree $((4 * scale)) &
 pid=$!
 vmstack-record -q -p $pid -o /tmp/busy.folded &
 rec=$!
