@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "util.h"
 
@@ -52,4 +53,11 @@ char *read_file(const char *path, size_t max)
 	fclose(f);
 	buf[n] = 0;
 	return buf;
+}
+
+int read_target(int pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small helpers shared by the tools: allocation that cannot fail quietly. */
+/*
+ * Small helpers shared by the tools: allocation that cannot fail quietly,
+ * whole files, the target's memory.
+ */
 #ifndef VMSTACK_UTIL_H
 #define VMSTACK_UTIL_H
 
@@ -13,5 +16,7 @@ char *xstrdup(const char *s);
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 /* A whole file of at most @max bytes, NUL-terminated; NULL (errno) if not. */
 char *read_file(const char *path, size_t max);
+/* @len bytes of process @pid at @addr, all of them: 0, or -1. */
+int read_target(int pid, uint64_t addr, void *buf, size_t len);
 
 #endif

@@ -19,10 +19,10 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "cfi.h"
 #include "symbols.h"
+#include "util.h"
 #include "vm_lua54.h"
 
 #define LUA54_NUM_OPCODES	83
@@ -189,13 +189,6 @@ int vmstack_lua54_describe(const struct vmstack_map *m,
 	return 0;
 }
 
-static int peek(int pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
-}
-
 int vmstack_lua54_name(int pid, uint64_t proto, char *buf, size_t len)
 {
 	uint64_t src, slen = 0;
@@ -203,28 +196,28 @@ int vmstack_lua54_name(int pid, uint64_t proto, char *buf, size_t len)
 	int32_t first;
 	char name[200];
 
-	if (peek(pid, proto + LUA54_P_SOURCE, &src, 8) ||
-	    peek(pid, proto + LUA54_P_LINEDEFINED, &first, 4))
+	if (read_target(pid, proto + LUA54_P_SOURCE, &src, 8) ||
+	    read_target(pid, proto + LUA54_P_LINEDEFINED, &first, 4))
 		return -1;
 	/* A stripped dump has no source (lua_getinfo says "=?"). */
 	if (!src) {
 		snprintf(buf, len, "?:%d", first);
 		return 0;
 	}
-	if (peek(pid, src + LUA54_TS_TT, &tt, 1))
+	if (read_target(pid, src + LUA54_TS_TT, &tt, 1))
 		return -1;
 	if ((tt & 0x0f) != LUA54_TT_SHRSTR)
 		return -1;
 	if (tt == LUA54_TT_SHRSTR) {
-		if (peek(pid, src + LUA54_TS_SHRLEN, &shr, 1))
+		if (read_target(pid, src + LUA54_TS_SHRLEN, &shr, 1))
 			return -1;
 		slen = shr;
-	} else if (peek(pid, src + LUA54_TS_LNGLEN, &slen, 8)) {
+	} else if (read_target(pid, src + LUA54_TS_LNGLEN, &slen, 8)) {
 		return -1;
 	}
 	if (slen >= sizeof(name))
 		slen = sizeof(name) - 1;
-	if (peek(pid, src + LUA54_TS_CONTENTS, name, slen))
+	if (read_target(pid, src + LUA54_TS_CONTENTS, name, slen))
 		return -1;
 	name[slen] = 0;
 	if (name[0] == '@' || name[0] == '=')

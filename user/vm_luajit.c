@@ -6,9 +6,9 @@
  * the interpreter's distinctive unwind rule.
  */
 #include <string.h>
-#include <sys/uio.h>
 
 #include "symbols.h"
+#include "util.h"
 #include "vm_luajit.h"
 
 /* The interpreter: one .eh_frame row, CFA = rsp + 80, over > 10000 bytes. */
@@ -89,13 +89,6 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	return 0;
 }
 
-static int peek(int pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
-}
-
 int vmstack_luajit_name(int pid, uint64_t proto, char *buf, size_t len)
 {
 	uint64_t chunk;
@@ -103,12 +96,12 @@ int vmstack_luajit_name(int pid, uint64_t proto, char *buf, size_t len)
 	int32_t first;
 	char name[200];
 
-	if (peek(pid, proto + 0x40, &chunk, 8) || peek(pid, proto + 0x48, &first, 4) ||
-	    peek(pid, chunk + 0x14, &clen, 4))
+	if (read_target(pid, proto + 0x40, &chunk, 8) || read_target(pid, proto + 0x48, &first, 4) ||
+	    read_target(pid, chunk + 0x14, &clen, 4))
 		return -1;
 	if (clen >= sizeof(name))
 		clen = sizeof(name) - 1;
-	if (peek(pid, chunk + 0x18, name, clen))
+	if (read_target(pid, chunk + 0x18, name, clen))
 		return -1;
 	name[clen] = 0;
 	/* "@file" is a file, "=name" a special name, else the source itself. */
