@@ -749,6 +749,12 @@ int main(int argc, char **argv)
 		vmstack_symbolizer_refresh(sym);
 	else if (o.cfi)
 		prewarm(sym, o.cmd[0]);
+	/* Descriptors from a file: in place before the first sample. */
+	if (o.vm == VM_FILE && add_vm_text(&r, o.vm_file, 0)) {
+		if (o.cmd)
+			kill(o.pid, SIGKILL);
+		return 1;
+	}
 	if (vmstack_nl_session_resume(nl, r.sess.session_id, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		if (o.cmd)
