@@ -490,6 +490,18 @@ static int add_vm_text(struct recording *r, const char *path, int from_target)
 			fprintf(stderr, TOOL ": cannot read %s: %s\n", path, strerror(errno));
 		return from_target ? 0 : -1;
 	}
+	if (from_target) {
+		/*
+		 * A registration being written may end in a torn line: drop
+		 * it; the parser leaves the block it cuts short for later.
+		 */
+		char *nl = strrchr(text, '\n');
+
+		if (nl)
+			nl[1] = 0;
+		else
+			*text = 0;
+	}
 	n = vmstack_vm_text_parse(text, t, VMSTACK_VM_MAX, err, sizeof(err));
 	free(text);
 	if (n < 0) {
