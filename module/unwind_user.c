@@ -117,14 +117,14 @@ unsigned int vmstack_unwind_user(struct vmstack_session *s,
 			*flags |= VMSTACK_SF_USER_TRUNC;
 			break;
 		}
+		/* A return address may be just past its function's end. */
+		row = vmstack_uw_lookup(s, exact ? r.ip : r.ip - 1);
 		if (s->nr_vms &&
-		    vmstack_vm_splice(s, &r, n == 1 ? regs : NULL, &vm, ips, &n,
-				      max, flags)) {
+		    vmstack_vm_splice(s, &r, regs, n == 1, !row, &vm, ips,
+				      &n, max, flags)) {
 			row = NULL;
 			step = VMSTACK_STEP_OK;	/* at the VM's native caller */
 		} else {
-			/* A return address may be just past its function's end. */
-			row = vmstack_uw_lookup(s, exact ? r.ip : r.ip - 1);
 			if (row && (row->cfa == VMSTACK_UW_CFA_RSP ||
 				    row->cfa == VMSTACK_UW_CFA_RBP))
 				step = vmstack_step_rule(&r, row);

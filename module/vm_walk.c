@@ -33,8 +33,8 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		NL_SET_ERR_MSG(extack, "VM code range empty or not in user space");
 		return -EINVAL;
 	}
-	if ((d->flags & ~VMSTACK_VM_F_ALL) || memchr_inv(d->pad, 0, sizeof(d->pad))) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: unknown flags or nonzero padding");
+	if (d->flags & ~VMSTACK_VM_F_ALL) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: unknown flags");
 		return -EINVAL;
 	}
 	if (d->state_from >= __VMSTACK_VM_STATE_MAX || d->link >= __VMSTACK_VM_LINK_MAX ||
@@ -59,6 +59,23 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 	     !d->slot || d->slot > 64 || d->insn_bits > 16 || d->insn_shift > 31 ||
 	     !d->stack_max || d->stack_max > (1U << 30) || d->type_mask > 31)) {
 		NL_SET_ERR_MSG(extack, "VM descriptor: tagged-delta link fields out of range");
+		return -EINVAL;
+	}
+	/* Compiled code has no unwind rules: the AR must lead on. */
+	if ((d->flags & VMSTACK_VM_F_JIT) &&
+	    ((d->flags & VMSTACK_VM_F_NATIVE_STEP) || d->jit_reg == VMSTACK_VM_REG_NONE ||
+	     d->jit_reg >= __VMSTACK_VM_REG_MAX || d->jit_ar_mask >= 4096)) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: JIT fields out of range");
+		return -EINVAL;
+	}
+	if ((d->flags & VMSTACK_VM_F_AR_EMPTY) &&
+	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP))) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: empty activations need an AR and its saved registers");
+		return -EINVAL;
+	}
+	if ((d->flags & VMSTACK_VM_F_CONT_BOTTOM) &&
+	    (d->link != VMSTACK_VM_LINK_TAGGED_DELTA || d->cont_type > d->type_mask)) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: continuation bottom needs a tagged link type");
 		return -EINVAL;
 	}
 	if (s->nr_vms == VMSTACK_VM_MAX) {
@@ -172,6 +189,18 @@ static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
 	       vmstack_vm_emit(o, pc) ? 0 : -1;
 }
 
+/* Does a frame of link type @type at @frame end its activation? */
+static bool vmstack_vm_bottom(const struct vmstack_vm_desc *d, unsigned long frame,
+			      u32 type)
+{
+	u64 v;
+
+	if (d->bottom_types & (1U << type))
+		return true;
+	return (d->flags & VMSTACK_VM_F_CONT_BOTTOM) && type == d->cont_type &&
+	       vmstack_vm_read(&v, frame + d->cont_off, sizeof(v)) && v == d->cont_val;
+}
+
 /*
  * Walk one activation's VM frames from @frame down to its bottom.
  * Returns 0 at the bottom, else a VMSTACK_VMB_* reason. At the bottom,
@@ -229,7 +258,7 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 		} else {
 			next = frame - (link & ~(unsigned long)d->type_mask);
 			pc = 0;
-			if (d->bottom_types & (1U << type)) {
+			if (vmstack_vm_bottom(d, frame, type)) {
 				cur->state = state;
 				cur->next_top = next < frame ? next : 0;
 				return 0;
@@ -240,6 +269,15 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 		frame = next;
 	}
 	return VMSTACK_VMB_DEPTH;
+}
+
+/* An activation without VM frames of its own (F_AR_EMPTY)? */
+static bool vmstack_vm_empty(const struct vmstack_vm_desc *d, unsigned long ar)
+{
+	s32 v;
+
+	return (d->flags & VMSTACK_VM_F_AR_EMPTY) &&
+	       vmstack_vm_read(&v, ar + d->ar_empty_off, sizeof(v)) && v < 0;
 }
 
 /* A state that passes the descriptor's check. */
@@ -259,18 +297,120 @@ static bool vmstack_vm_state(const struct vmstack_vm_desc *d, unsigned long ar,
 	       vmstack_vm_sane(d, *state);
 }
 
+/* On to the VM's native caller, by the registers its entry saved at @ar. */
+static bool vmstack_vm_caller(const struct vmstack_vm_desc *d,
+			      struct vmstack_user_regs *r, unsigned long ar)
+{
+	unsigned long bp, ra;
+
+	if (!vmstack_vm_read(&bp, ar + d->caller_bp_off, sizeof(bp)) ||
+	    !vmstack_vm_read(&ra, ar + d->caller_ra_off, sizeof(ra)) ||
+	    ar + d->caller_sp_off <= r->sp)
+		return false;
+	r->bp = bp;
+	r->ip = ra;
+	r->sp = ar + d->caller_sp_off;
+	return true;
+}
+
+/*
+ * The VM whose compiled code holds @ip, found through the sampled
+ * registers (F_JIT); *anchor and the code object *obj as found.
+ */
+static const struct vmstack_vm_desc *
+vmstack_vm_jit_find(struct vmstack_session *s, unsigned long ip,
+		    struct pt_regs *regs, unsigned long *anchor, unsigned long *obj)
+{
+	/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
+	u32 i, nr = smp_load_acquire(&s->nr_vms), count, size;
+	unsigned long a, table, code;
+	s32 id;
+
+	for (i = 0; i < nr; i++) {
+		const struct vmstack_vm_desc *d = &s->vms[i];
+
+		if (!(d->flags & VMSTACK_VM_F_JIT))
+			continue;
+		a = vmstack_vm_reg(regs, d->jit_reg) + d->jit_anchor_adj;
+		if (!vmstack_vm_read(&id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
+		    !vmstack_vm_read(&count, a + d->jit_count_off, sizeof(count)) ||
+		    (u32)id >= count ||
+		    !vmstack_vm_read(&table, a + d->jit_table_off, sizeof(table)) ||
+		    !vmstack_vm_read(obj, table + 8UL * id, sizeof(*obj)))
+			continue;
+		*obj &= d->func_mask;
+		if (vmstack_vm_read(&code, *obj + d->jit_code_off, sizeof(code)) &&
+		    vmstack_vm_read(&size, *obj + d->jit_size_off, sizeof(size)) &&
+		    ip - code < size) {
+			*anchor = a;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A sample in compiled code: the code object's frame, the VM frames from
+ * the top the VM keeps for compiled code, then the activation's caller.
+ * Compiled code keeps no frame chain: if the state fails, the stack ends.
+ */
+static bool vmstack_vm_splice_jit(const struct vmstack_vm_desc *d,
+				  struct vmstack_user_regs *r, unsigned long anchor,
+				  unsigned long obj, struct vmstack_vm_cursor *cur,
+				  struct vmstack_vm_out *o)
+{
+	unsigned long state = 0, top, ar = 0;
+	int broken = 0;
+
+	/* The object stands in for the native frame: the slot is free. */
+	(*o->n)--;
+	vmstack_vm_emit(o, VMSTACK_VMF_JIT | (obj & ~VMSTACK_VMF_MASK));
+	*o->flags |= VMSTACK_SF_VM;
+	cur->next_top = 0;
+	if (!vmstack_vm_read(&state, anchor + d->jit_state_off, sizeof(state)) ||
+	    !vmstack_vm_sane(d, state))
+		broken = VMSTACK_VMB_STATE;
+	else if (!vmstack_vm_read(&top, anchor + d->jit_top_off, sizeof(top)))
+		broken = VMSTACK_VMB_READ;
+	else
+		broken = vmstack_vm_walk(d, state, top + d->top_adj, 0, o, cur);
+	if (broken != VMSTACK_VMB_STATE &&
+	    !vmstack_vm_read(&ar, state + d->jit_ar_off, sizeof(ar)) && !broken)
+		broken = VMSTACK_VMB_READ;
+	if (broken) {
+		vmstack_vm_emit(o, VMSTACK_VMF_BROKEN | broken);
+		*o->flags |= VMSTACK_SF_VM_BROKEN;
+	}
+	if (!ar || !vmstack_vm_caller(d, r, ar & ~d->jit_ar_mask))
+		r->ip = 0;
+	return true;
+}
+
 bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
-		       struct pt_regs *leaf, struct vmstack_vm_cursor *cur,
-		       u64 *ips, unsigned int *n, unsigned int max, u16 *flags)
+		       struct pt_regs *regs, bool at_leaf, bool no_rules,
+		       struct vmstack_vm_cursor *cur, u64 *ips, unsigned int *n,
+		       unsigned int max, u16 *flags)
 {
 	const struct vmstack_vm_desc *d = vmstack_vm_find(s, r->ip);
 	struct vmstack_vm_out o = { ips, n, max, flags };
-	unsigned long ar, state = 0, top, pc = 0, bp, ra;
+	unsigned long ar, state = 0, top, pc = 0, anchor, obj = 0;
+	struct pt_regs *leaf = at_leaf ? regs : NULL;
 	unsigned int n0;
 	int broken = 0;
 
+	/*
+	 * Code the JIT compiled calls helpers and C functions, which keep a
+	 * callee-saved anchor register as it was unless they use it: the
+	 * sampled value then still serves the compiled caller. The lookup
+	 * proves it (the code object must hold r->ip); if it fails, the
+	 * stack ends there as it would have anyway.
+	 */
+	if (!d && no_rules)
+		d = vmstack_vm_jit_find(s, r->ip, regs, &anchor, &obj);
 	if (!d)
 		return false;
+	if (obj)
+		return vmstack_vm_splice_jit(d, r, anchor, obj, cur, &o);
 	ar = r->sp + d->ar_off;
 	if (d->state_from == VMSTACK_VM_STATE_AR) {
 		/* A helper leaves the VM's registers (top frame, PC) alone. */
@@ -278,6 +418,8 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 			ar = r->sp + d->ar_leaf_off;
 		if (!vmstack_vm_state(d, ar, &state))
 			broken = VMSTACK_VMB_STATE;
+		else if (vmstack_vm_empty(d, ar))
+			goto caller;
 	} else if (d->state_from == VMSTACK_VM_STATE_GLOBAL) {
 		if (!vmstack_vm_read(&state, d->state_addr, sizeof(state)) ||
 		    !vmstack_vm_sane(d, state))
@@ -330,13 +472,15 @@ native_caller:
 	/* A VM in plain C: its own unwind rules lead to its caller. */
 	if (d->flags & VMSTACK_VM_F_NATIVE_STEP)
 		return false;
-	if (!vmstack_vm_read(&bp, ar + d->caller_bp_off, sizeof(bp)) ||
-	    !vmstack_vm_read(&ra, ar + d->caller_ra_off, sizeof(ra)) ||
-	    ar + d->caller_sp_off <= r->sp)
-		goto native;
-	r->bp = bp;
-	r->ip = ra;
-	r->sp = ar + d->caller_sp_off;
+	if (vmstack_vm_caller(d, r, ar))
+		return true;
+	goto native;
+
+caller:
+	/* An activation without VM frames: its native frame goes too. */
+	if (!vmstack_vm_caller(d, r, ar))
+		return false;
+	(*n)--;
 	return true;
 
 native:

@@ -127,14 +127,17 @@ struct vmstack_vm_cursor {
 int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		   struct netlink_ext_ack *extack);
 /*
- * If @r is a native frame of a VM (r->ip in its code), replace ips[*n - 1]
- * by that activation's VM frames and move @r to the VM's native caller.
- * @leaf: the sampled registers when @r is the sampled frame, else NULL.
- * Returns true if it moved @r; false to let the native unwinder step.
+ * If @r is a native frame of a VM (r->ip in its code, or in code it
+ * compiled), replace ips[*n - 1] by that activation's VM frames and move
+ * @r to the VM's native caller. @regs: the sampled registers; @at_leaf:
+ * @r is the sampled frame; @no_rules: r->ip has no unwind rules (only
+ * then can it be compiled code). Returns true if it moved @r; false to
+ * let the native unwinder step.
  */
 bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
-		       struct pt_regs *leaf, struct vmstack_vm_cursor *cur,
-		       u64 *ips, unsigned int *n, unsigned int max, u16 *flags);
+		       struct pt_regs *regs, bool at_leaf, bool no_rules,
+		       struct vmstack_vm_cursor *cur, u64 *ips, unsigned int *n,
+		       unsigned int max, u16 *flags);
 
 /* unwind_table.c */
 int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,

@@ -265,6 +265,32 @@ static int64_t rnd_off(void)
 	return rand() % 3 ? picks[rand() % 15] : (int64_t)(rand() % 512) - 256;
 }
 
+/* A LuaJIT trace's fields (vm_luajit.c) or not, each on its own. */
+static int32_t jit_off(int32_t real)
+{
+	return rand() % 2 ? real : (int32_t)rnd_off();
+}
+
+static void random_jit(struct vmstack_vm_desc *d)
+{
+	d->jit_reg = (uint8_t)(rand() % 2 ? VMSTACK_VM_REG_R14 : rand() % (__VMSTACK_VM_REG_MAX + 2));
+	d->jit_anchor_adj = jit_off(-0xf80);
+	d->jit_id_off = jit_off(0xb8);
+	d->jit_table_off = jit_off(0x458);
+	d->jit_count_off = jit_off(0x464);
+	d->jit_code_off = jit_off(0x58);
+	d->jit_size_off = jit_off(0x54);
+	d->jit_state_off = jit_off(0x170);
+	d->jit_top_off = jit_off(0x178);
+	d->jit_ar_off = jit_off(0x50);
+	d->jit_ar_mask = rand() % 4 ? 3 : (uint64_t)rand();
+	/* Compiled code is looked up only outside the VM's own code. */
+	if (rand() % 2) {
+		d->code_start = 0x1000;
+		d->code_end = 0x2000;
+	}
+}
+
 static void random_desc(struct vmstack_vm_desc *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -292,8 +318,7 @@ static void random_desc(struct vmstack_vm_desc *d)
 	d->frame_pc_off = (int32_t)rnd_off();
 	d->ident_check_off = (int32_t)rnd_off();
 	d->ident_check_val = (uint8_t)rand();
-	if (!(rand() % 20))
-		d->pad[rand() % sizeof(d->pad)] = 1;
+	d->ar_empty_off = (int32_t)(rand() % 2 ? 8 : rnd_off());
 	d->top_off = (int32_t)rnd_off();
 	d->top_adj = (int32_t)rnd_off();
 	d->stack_off = (int32_t)rnd_off();
@@ -320,6 +345,11 @@ static void random_desc(struct vmstack_vm_desc *d)
 	d->caller_bp_off = (int32_t)rnd_off();
 	d->caller_ra_off = (int32_t)rnd_off();
 	d->caller_sp_off = (int32_t)rnd_off();
+	d->cont_type = (uint8_t)(rand() % 3 ? 2 : rand());
+	d->cont_off = (int32_t)rnd_off();
+	d->cont_val = rand() % 2;
+	if (d->flags & VMSTACK_VM_F_JIT)
+		random_jit(d);
 }
 
 static int vmfuzz(int pid, double secs, unsigned seed)

@@ -248,7 +248,7 @@ struct vmstack_uw_row {
  *
  * Addresses: absolute, in the target. Offsets: bytes, signed.
  */
-#define VMSTACK_VM_DESC_VERSION	2
+#define VMSTACK_VM_DESC_VERSION	3
 #define VMSTACK_VM_MAX		4	/* descriptors per session */
 #define VMSTACK_VM_MAX_FRAMES	256	/* VM frames per activation, at most */
 
@@ -314,7 +314,24 @@ enum vmstack_vm_reg {
 #define VMSTACK_VM_F_NO_BUILTINS	(1U << 3)
 /* A script identity is sane if u8 at ident + ident_check_off == ident_check_val. */
 #define VMSTACK_VM_F_IDENT_CHECK	(1U << 4)
-#define VMSTACK_VM_F_ALL		((1U << 5) - 1)
+/*
+ * The VM runs code it compiled (see the jit_* fields); needs the AR walk,
+ * not NATIVE_STEP: compiled code has no unwind rules of its own.
+ */
+#define VMSTACK_VM_F_JIT		(1U << 5)
+/*
+ * A frame of link type cont_type whose u64 at frame + cont_off equals
+ * cont_val also ends an activation (LuaJIT's FFI callback frames).
+ */
+#define VMSTACK_VM_F_CONT_BOTTOM	(1U << 6)
+/*
+ * An activation whose s32 at AR + ar_empty_off is negative has no VM
+ * frames (LuaJIT's protected C calls: parser, FFI C parser, trace
+ * compiler): its native frame is dropped and native unwinding goes on
+ * from its saved registers; the VM frames belong to an outer activation.
+ */
+#define VMSTACK_VM_F_AR_EMPTY		(1U << 7)
+#define VMSTACK_VM_F_ALL		((1U << 8) - 1)
 
 struct vmstack_vm_desc {
 	__u32 version;		/* VMSTACK_VM_DESC_VERSION */
@@ -380,7 +397,35 @@ struct vmstack_vm_desc {
 	__u8 ident_check_val;
 	__u8 kind_script, kind_native;
 	__u8 insn_shift, insn_bits, extra, slot;
-	__u8 pad[6];		/* zero */
+	__u8 jit_reg;		/* enum vmstack_vm_reg, F_JIT */
+	__u8 cont_type;		/* F_CONT_BOTTOM */
+	__s32 ar_empty_off;	/* F_AR_EMPTY */
+	__s32 cont_off;		/* F_CONT_BOTTOM */
+	/*
+	 * F_JIT: a sample whose pc is in no VM's code may be in code the VM
+	 * compiled. There jit_reg + jit_anchor_adj is an anchor A; the s32
+	 * at A + jit_id_off, if >= 0 and below the u32 at A + jit_count_off,
+	 * indexes an array of code objects at *(A + jit_table_off) (8-byte
+	 * entries, & func_mask); object O's code is *(O + jit_code_off), the
+	 * u32 at O + jit_size_off bytes long, and must hold the pc. Then the
+	 * state is *(A + jit_state_off), the top frame *(A + jit_top_off) +
+	 * top_adj, and the activation record *(state + jit_ar_off) with the
+	 * bits of jit_ar_mask cleared. O is shown as a VMSTACK_VMF_JIT frame.
+	 * jit_reg is taken as sampled, and tried at the sampled frame and at
+	 * any frame without unwind rules: code the compiled code called keeps
+	 * a callee-saved register unless it uses it, and the lookup proves it.
+	 */
+	__s32 jit_anchor_adj;
+	__s32 jit_id_off;
+	__s32 jit_table_off;
+	__s32 jit_count_off;
+	__s32 jit_code_off;
+	__s32 jit_size_off;
+	__s32 jit_state_off;
+	__s32 jit_top_off;
+	__s32 jit_ar_off;
+	__u64 jit_ar_mask;	/* < 4096 */
+	__u64 cont_val;		/* F_CONT_BOTTOM */
 };
 
 /*
@@ -392,6 +437,7 @@ struct vmstack_vm_desc {
 #define VMSTACK_VMF_SCRIPT	0x5a51000000000000ULL	/* | identity; PC follows */
 #define VMSTACK_VMF_BUILTIN	0x5a52000000000000ULL	/* | function */
 #define VMSTACK_VMF_BROKEN	0x5a53000000000000ULL	/* | reason: VM part cut */
+#define VMSTACK_VMF_JIT		0x5a54000000000000ULL	/* | compiled code object */
 
 /* Sample flags. */
 #define VMSTACK_SF_KERNEL_TRUNC	(1U << 0)	/* kernel stack hit the cap */
