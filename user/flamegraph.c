@@ -3,7 +3,7 @@
  * vmstack-flamegraph: collapsed stacks in, a flame graph picture (SVG)
  * out. Frames are merged by prefix; each box's width is its share of the
  * samples, root at the bottom. Colours: native frames warm, kernel frames
- * (_[k]) blue, VM frames (_[vm]) green. Hovering shows name and count.
+ * (_[k]) blue, VM frames (_[vm], compiled code _[j]) green. Hovering shows name and count.
  * Usage: vmstack-flamegraph [-o OUT.svg] [--title T] [FOLDED...]
  */
 #include <getopt.h>
@@ -100,7 +100,8 @@ static void colour(const char *name, char *buf, size_t len)
 
 	if (l > 4 && !strcmp(name + l - 4, "_[k]"))
 		snprintf(buf, len, "rgb(%u,%u,%u)", 110 + h % 40, 160 + h % 40, 230);
-	else if (l > 5 && !strcmp(name + l - 5, "_[vm]"))
+	else if ((l > 5 && !strcmp(name + l - 5, "_[vm]")) ||
+		 (l > 4 && !strcmp(name + l - 4, "_[j]")))
 		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + h % 40, 180 + h % 50, 70 + h % 40);
 	else
 		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 35, 80 + h % 110, 50 + h % 30);

@@ -12,7 +12,7 @@ static int is_vm(uint64_t w)
 	uint64_t tag = w & VMSTACK_VMF_MASK;
 
 	return tag == VMSTACK_VMF_SCRIPT || tag == VMSTACK_VMF_BUILTIN ||
-	       tag == VMSTACK_VMF_BROKEN;
+	       tag == VMSTACK_VMF_BROKEN || tag == VMSTACK_VMF_JIT;
 }
 
 /* The user frames of @s, named, root first; VM words become VM frames. */

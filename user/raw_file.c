@@ -85,6 +85,9 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		unsigned long long ident = strtoull(line, &name, 16);
 
 		name[strcspn(name, "\n")] = 0;
+		/* Recordings before compiled-code frames kept script identities bare. */
+		if (!(ident & VMSTACK_VMF_MASK))
+			ident |= VMSTACK_VMF_SCRIPT;
 		vmstack_symbolizer_add_vm_name(raw->sym, ident, name + (*name == ' '));
 	}
 	if (i < nvm || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {

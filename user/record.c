@@ -75,7 +75,8 @@ static void usage(FILE *f)
 "usage: " TOOL " -p PID [options]\n"
 "       " TOOL " [options] -- COMMAND [ARGS...]\n"
 "Sample every thread of a process with vmstack.ko and write collapsed stacks\n"
-"(root first, 'a;b;c COUNT'), kernel frames marked _[k].\n"
+"(root first, 'a;b;c COUNT'), kernel frames marked _[k], VM frames _[vm],\n"
+"JIT-compiled VM code _[j].\n"
 "\n"
 "  -p, --pid PID         profile this running process (a thread ID selects\n"
 "                        its process)\n"
@@ -571,10 +572,16 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 
 	/* VM objects may be freed soon: name new VM functions now. */
 	if (rec->hdr.flags & VMSTACK_SF_VM)
-		for (i = rec->nr_kernel; i < (unsigned)rec->nr_kernel + rec->nr_user; i++)
-			if ((rec->ips[i] & VMSTACK_VMF_MASK) == VMSTACK_VMF_SCRIPT)
-				vmstack_symbolizer_note_vm(r->sym, rec->ips[i++] &
-							   ~VMSTACK_VMF_MASK);
+		for (i = rec->nr_kernel; i < (unsigned)rec->nr_kernel + rec->nr_user; i++) {
+			uint64_t tag = rec->ips[i] & VMSTACK_VMF_MASK;
+
+			if (tag == VMSTACK_VMF_SCRIPT || tag == VMSTACK_VMF_BUILTIN ||
+			    tag == VMSTACK_VMF_JIT)
+				vmstack_symbolizer_note_vm(r->sym, rec->ips[i]);
+			/* A script frame's PC word follows it. */
+			if (tag == VMSTACK_VMF_SCRIPT)
+				i++;
+		}
 	vmstack_stacks_add(&r->stacks, rec);
 	if (r->keep_raw)
 		vmstack_raw_append(&r->raw, rec);

@@ -320,17 +320,19 @@ static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident,
 	s->vm_n++;
 }
 
-void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident)
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t word)
 {
+	uint64_t tag = word & VMSTACK_VMF_MASK;
 	char name[256];
 
 	if (!s->vm_namer ||
-	    (s->vm_nslots && s->vm_names[vm_slot(s, ident)].name))
+	    (s->vm_nslots && s->vm_names[vm_slot(s, word)].name))
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
-	if (s->vm_namer(s->pid, ident, name, sizeof(name)))
-		snprintf(name, sizeof(name), "[unreadable]");
-	vm_name_put(s, ident, name);
+	if (s->vm_namer(s->pid, word, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s", tag == VMSTACK_VMF_SCRIPT ? "[unreadable]" :
+			 tag == VMSTACK_VMF_JIT ? "[jit]" : "[builtin]");
+	vm_name_put(s, word, name);
 }
 
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
@@ -361,18 +363,23 @@ const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
 				 char *buf, size_t len)
 {
 	uint64_t v = word & ~VMSTACK_VMF_MASK;
-	size_t j;
+	const char *name = NULL;
 
+	if (s->vm_nslots)
+		name = s->vm_names[vm_slot(s, word)].name;
 	switch (word & VMSTACK_VMF_MASK) {
 	case VMSTACK_VMF_SCRIPT:
-		j = s->vm_nslots ? vm_slot(s, v) : 0;
-		if (s->vm_nslots && s->vm_names[j].name)
-			snprintf(buf, len, "%s_[vm]", s->vm_names[j].name);
+		if (name)
+			snprintf(buf, len, "%s_[vm]", name);
 		else
 			snprintf(buf, len, "0x%" PRIx64 "_[vm]", v);
 		break;
 	case VMSTACK_VMF_BUILTIN:
-		snprintf(buf, len, "[builtin]_[vm]");
+		snprintf(buf, len, "%s_[vm]", name ? name : "[builtin]");
+		break;
+	case VMSTACK_VMF_JIT:
+		/* Compiled code, marked as perf marks JIT frames. */
+		snprintf(buf, len, "%s_[j]", name ? name : "[jit]");
 		break;
 	default:
 		snprintf(buf, len, "[vm stack cut: %" PRIu64 "]_[vm]", v);

@@ -78,14 +78,16 @@ void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
  */
 void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path);
 /*
- * VM frames: names of VM function identities, read from the live target
- * by the VM's namer the first time an identity is seen, then cached.
+ * VM frames: names of the tagged words of VM frames (a script identity,
+ * a builtin function, a compiled code object: VMSTACK_VMF_* | value),
+ * read from the live target by the VM's namer the first time a word is
+ * seen, then cached. A namer returns -1 for words it cannot name.
  */
-typedef int (*vmstack_vm_namer)(int pid, uint64_t ident, char *buf, size_t len);
+typedef int (*vmstack_vm_namer)(int pid, uint64_t word, char *buf, size_t len);
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 				     vmstack_vm_namer fn);
-void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t ident);
-/* The cached names, for saving and loading recordings. */
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t word);
+/* The cached names, by tagged word, for saving and loading recordings. */
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
 				    uint64_t ident, const char *name);
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s);

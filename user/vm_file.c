@@ -33,7 +33,11 @@ static const struct field fields[] = {
 	F(caller_ra_off, 1), F(caller_sp_off, 1), F(max_frames, 0),
 	F(check_val, 0), F(ident_check_val, 0), F(kind_script, 0),
 	F(kind_native, 0), F(insn_shift, 0), F(insn_bits, 0), F(extra, 0),
-	F(slot, 0),
+	F(slot, 0), F(ar_empty_off, 1), F(cont_type, 0), F(cont_off, 1), F(cont_val, 0),
+	F(jit_anchor_adj, 1), F(jit_id_off, 1), F(jit_table_off, 1),
+	F(jit_count_off, 1), F(jit_code_off, 1), F(jit_size_off, 1),
+	F(jit_state_off, 1), F(jit_top_off, 1), F(jit_ar_off, 1),
+	F(jit_ar_mask, 0),
 };
 
 struct word {
@@ -60,7 +64,9 @@ static const struct word flag_words[] = {
 	{ "func_slot", VMSTACK_VM_F_FUNC_SLOT },
 	{ "frame_pc", VMSTACK_VM_F_FRAME_PC },
 	{ "no_builtins", VMSTACK_VM_F_NO_BUILTINS },
-	{ "ident_check", VMSTACK_VM_F_IDENT_CHECK }, { NULL, 0 } };
+	{ "ident_check", VMSTACK_VM_F_IDENT_CHECK }, { "jit", VMSTACK_VM_F_JIT },
+	{ "cont_bottom", VMSTACK_VM_F_CONT_BOTTOM }, { "ar_empty", VMSTACK_VM_F_AR_EMPTY },
+	{ NULL, 0 } };
 static const struct word namers[] = {
 	{ "cstring", VMSTACK_NAMER_CSTRING }, { "luajit", VMSTACK_NAMER_LUAJIT },
 	{ "lua54", VMSTACK_NAMER_LUA54 }, { NULL, 0 } };
@@ -128,7 +134,7 @@ static int parse_line(char *key, char *val, struct vmstack_vm_text *t)
 		return 0;
 	}
 	if (!strcmp(key, "state_from") || !strcmp(key, "link") ||
-	    !strcmp(key, "top_reg") || !strcmp(key, "pc_reg")) {
+	    !strcmp(key, "top_reg") || !strcmp(key, "pc_reg") || !strcmp(key, "jit_reg")) {
 		const struct word *w = key[0] == 's' ? states : key[0] == 'l' ? links : regs;
 
 		if (lookup(w, val, &v))
@@ -139,6 +145,8 @@ static int parse_line(char *key, char *val, struct vmstack_vm_text *t)
 			d->link = (uint8_t)v;
 		else if (key[0] == 't')
 			d->top_reg = (uint8_t)v;
+		else if (key[0] == 'j')
+			d->jit_reg = (uint8_t)v;
 		else
 			d->pc_reg = (uint8_t)v;
 		return 0;
@@ -191,7 +199,10 @@ int vmstack_vm_text_parse(const char *text, struct vmstack_vm_text *out,
 		val += strspn(val, " \t");
 		val[strcspn(val, " \t\r")] = 0;
 		if (!strcmp(key, "vmstack-vm")) {
-			if (in || strtoul(val, NULL, 10) != VMSTACK_VM_DESC_VERSION) {
+			unsigned long v = strtoul(val, NULL, 10);
+
+			/* Version 3 only added fields: a version 2 text is one. */
+			if (in || v < 2 || v > VMSTACK_VM_DESC_VERSION) {
 				snprintf(err, errlen, "line %d: expected 'vmstack-vm %d'%s",
 					 lineno, VMSTACK_VM_DESC_VERSION,
 					 in ? " after 'end'" : "");
@@ -222,11 +233,15 @@ fail:
 	return -1;
 }
 
-int vmstack_cstring_name(int pid, uint64_t ident, char *buf, size_t len)
+int vmstack_cstring_name(int pid, uint64_t word, char *buf, size_t len)
 {
-	struct iovec local = { buf, len - 1 }, remote = { (void *)(uintptr_t)ident, len - 1 };
+	struct iovec local = { buf, len - 1 };
+	struct iovec remote = { (void *)(uintptr_t)(word & ~VMSTACK_VMF_MASK), len - 1 };
 	ssize_t n;
 
+	/* Builtins and compiled code of a custom VM have no names to read. */
+	if ((word & VMSTACK_VMF_MASK) != VMSTACK_VMF_SCRIPT)
+		return -1;
 	/* A read may stop at the end of a mapping: what came is enough. */
 	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n <= 0)

@@ -33,6 +33,6 @@ int vmstack_vm_text_parse(const char *text, struct vmstack_vm_text *out,
 			  size_t max, char *err, size_t errlen);
 
 /* The NUL-terminated string at @ident in @pid (NAMER_CSTRING). */
-int vmstack_cstring_name(int pid, uint64_t ident, char *buf, size_t len);
+int vmstack_cstring_name(int pid, uint64_t word, char *buf, size_t len);
 
 #endif

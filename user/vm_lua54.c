@@ -189,13 +189,15 @@ int vmstack_lua54_describe(const struct vmstack_map *m,
 	return 0;
 }
 
-int vmstack_lua54_name(int pid, uint64_t proto, char *buf, size_t len)
+int vmstack_lua54_name(int pid, uint64_t word, char *buf, size_t len)
 {
-	uint64_t src, slen = 0;
+	uint64_t proto = word & ~VMSTACK_VMF_MASK, src, slen = 0;
 	uint8_t tt, shr;
 	int32_t first;
 	char name[200];
 
+	if ((word & VMSTACK_VMF_MASK) != VMSTACK_VMF_SCRIPT)
+		return -1;
 	if (read_target(pid, proto + LUA54_P_SOURCE, &src, 8) ||
 	    read_target(pid, proto + LUA54_P_LINEDEFINED, &first, 4))
 		return -1;

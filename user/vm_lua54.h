@@ -20,6 +20,6 @@
 int vmstack_lua54_describe(const struct vmstack_map *m,
 			   struct vmstack_vm_desc *d, const char **why);
 /* "SOURCE:LINEDEFINED" of the function with prototype @proto in @pid. */
-int vmstack_lua54_name(int pid, uint64_t proto, char *buf, size_t len);
+int vmstack_lua54_name(int pid, uint64_t word, char *buf, size_t len);
 
 #endif

@@ -16,9 +16,13 @@
 int vmstack_luajit_describe(const struct vmstack_map *m,
 			    struct vmstack_vm_desc *d);
 /*
- * Name of the Lua function whose prototype is @proto, as
- * "CHUNK:FIRSTLINE", read from process @pid. -1 if unreadable.
+ * Name of a VM frame's tagged word, read from process @pid: a Lua
+ * function (its prototype) as "CHUNK:FIRSTLINE", a builtin by its library
+ * name ("pcall", "string.find"), a trace as "TRACE_N CHUNK:LINE" (where it
+ * starts). -1 if unreadable.
  */
-int vmstack_luajit_name(int pid, uint64_t proto, char *buf, size_t len);
+int vmstack_luajit_name(int pid, uint64_t word, char *buf, size_t len);
+/* The library name of builtin @ffid in this build, or NULL. */
+const char *vmstack_luajit_ffid_name(unsigned int ffid);
 
 #endif

@@ -40,7 +40,7 @@ UNIT_TEST(raw_file_round_trip)
 	int i, fd;
 
 	CHECK(vmstack_symbolizer_refresh(sym) > 0);
-	vmstack_symbolizer_add_vm_name(sym, 0x1234, "app.lua:10");
+	vmstack_symbolizer_add_vm_name(sym, VMSTACK_VMF_SCRIPT | 0x1234, "app.lua:10");
 	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
 	r.rec.hdr.size = sizeof(r);
 	r.rec.nr_user = 2;

@@ -8,6 +8,7 @@
 #include "unit.h"
 #include "vm_file.h"
 #include "vm_lua54.h"
+#include "vm_luajit.h"
 
 /* The interpreter loop of a Lua 5.4 file, as a mapping at 0x10000000. */
 static int lua54_range(const char *path, uint64_t *lo, uint64_t *hi)
@@ -64,6 +65,15 @@ UNIT_TEST(vm_text_parse)
 	CHECK(t[0].desc.max_frames == 9);
 	CHECK(t[0].desc.version == VMSTACK_VM_DESC_VERSION &&
 	      t[0].desc.size == sizeof(struct vmstack_vm_desc));
+	/* Version 3 adds compiled code and continuation bottoms. */
+	CHECK(vmstack_vm_text_parse("vmstack-vm 3\njit_reg r14\njit_anchor_adj -3968\n"
+				    "flags jit,cont_bottom,ar_empty\nar_empty_off 8\n"
+				    "cont_type 2\ncont_off -24\n"
+				    "cont_val 1\njit_ar_mask 3\nend\n", t, 4, err, sizeof(err)) == 1);
+	CHECK(t[0].desc.jit_reg == VMSTACK_VM_REG_R14 && t[0].desc.jit_anchor_adj == -0xf80);
+	CHECK(t[0].desc.flags == (VMSTACK_VM_F_JIT | VMSTACK_VM_F_CONT_BOTTOM |
+				  VMSTACK_VM_F_AR_EMPTY) && t[0].desc.ar_empty_off == 8);
+	CHECK(t[0].desc.cont_off == -24 && t[0].desc.cont_val == 1 && t[0].desc.jit_ar_mask == 3);
 	/* Every mistake names its line. */
 	CHECK(vmstack_vm_text_parse("vmstack-vm 1\n", t, 4, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "line 1"));
@@ -79,11 +89,34 @@ UNIT_TEST(vm_text_parse)
 	CHECK(vmstack_vm_text_parse("code_start 1\n", t, 4, err, sizeof(err)) == -1);
 }
 
+/* Builtin names: the table against the installed luajit's own report. */
+UNIT_TEST(luajit_builtin_names)
+{
+	FILE *p = popen("luajit tests/workloads/lua/ffid.lua", "r");
+	unsigned int ffid, seen = 0, i;
+	char name[64];
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	while (fscanf(p, "%u %63s", &ffid, name) == 2) {
+		const char *ours = vmstack_luajit_ffid_name(ffid);
+
+		CHECK(ours && !strcmp(ours, name));
+		seen++;
+	}
+	CHECK(pclose(p) == 0);
+	for (i = 0, ffid = 0; i < 1000; i++)
+		ffid += vmstack_luajit_ffid_name(i) != NULL;
+	CHECK(seen > 150 && ffid == seen);
+}
+
 void vm_tests(void)
 {
 	static const struct unit_test t[] = {
 		{ "lua54_interpreter_found", lua54_interpreter_found },
 		{ "vm_text_parse", vm_text_parse },
+		{ "luajit_builtin_names", luajit_builtin_names },
 	};
-	unit_run(t, 2);
+	unit_run(t, 3);
 }
