@@ -29,9 +29,9 @@ cut=$(share 'vm stack cut')
 note "of $total samples: in named traces $trace% (under lua_pcall and Lua frames $under%), leaf [unknown] $unknown%, VM part cut $cut%"
 [ "$trace" -ge 5 ] || fail "few samples in named traces: JIT code not attributed"
 [ "$under" -ge $((trace * 9 / 10)) ] || fail "trace samples do not continue into Lua frames and lua_pcall"
-# Not attributed: samples in trace exit stubs, and probably in traces
-# entered through a link from another trace (G->vmstate names the trace
-# that linked): 0-6% measured (Documentation/design.md).
+# Not attributed: samples in anonymous code that G->vmstate's trace does
+# not hold (exit stubs, most likely): 0-6% measured under QEMU
+# (Documentation/design.md).
 [ "$unknown" -le 10 ] || fail "over 10% of samples end in unknown code"
 # The leaf-most Lua function of each sample, as jit.p's default mode counts.
 leaf_share() {
