@@ -222,9 +222,6 @@ int vmstack_lua54_name(int pid, uint64_t word, char *buf, size_t len)
 	if (read_target(pid, src + LUA54_TS_CONTENTS, name, slen))
 		return -1;
 	name[slen] = 0;
-	if (name[0] == '@' || name[0] == '=')
-		snprintf(buf, len, "%s:%d", name + 1, first);
-	else
-		snprintf(buf, len, "[string]:%d", first);
+	lua_chunk_line(buf, len, name, first);
 	return 0;
 }

@@ -209,7 +209,8 @@ static int luajit_line(int pid, uint64_t proto, uint64_t pos)
 	return first + (int)v;
 }
 
-static int luajit_proto_name(int pid, uint64_t proto, char *buf, size_t len)
+/* "CHUNK:LINE" of @proto; LINE is the function's first line if @line < 0. */
+static int luajit_proto_name(int pid, uint64_t proto, int line, char *buf, size_t len)
 {
 	uint64_t chunk;
 	uint32_t clen;
@@ -224,11 +225,7 @@ static int luajit_proto_name(int pid, uint64_t proto, char *buf, size_t len)
 	if (read_target(pid, chunk + 0x18, name, clen))
 		return -1;
 	name[clen] = 0;
-	/* "@file" is a file, "=name" a special name, else the source itself. */
-	if (name[0] == '@' || name[0] == '=')
-		snprintf(buf, len, "%s:%d", name + 1, first);
-	else
-		snprintf(buf, len, "[string]:%d", first);
+	lua_chunk_line(buf, len, name, line < 0 ? first : line);
 	return 0;
 }
 
@@ -244,17 +241,13 @@ static int luajit_trace_name(int pid, uint64_t trace, char *buf, size_t len)
 	if (read_target(pid, trace + 0x09, &gct, 1) || gct != 9 ||	/* ~LJ_TTRACE */
 	    read_target(pid, trace + 0x68, &no, 2) ||
 	    read_target(pid, trace + 0x40, &proto, 8) ||
-	    read_target(pid, trace + 0x48, &startpc, 8) ||
-	    luajit_proto_name(pid, proto, name, sizeof(name)))
+	    read_target(pid, trace + 0x48, &startpc, 8))
 		return -1;
-	/* Keep the chunk name; the line becomes the trace's start line. */
+	/* The line of the trace's first bytecode, else its function's. */
 	line = startpc > proto + 0x68 ? luajit_line(pid, proto, (startpc - proto - 0x68) / 4) : -1;
-	if (line >= 0 && strrchr(name, ':'))
-		*strrchr(name, ':') = 0;
-	if (line >= 0)
-		snprintf(buf, len, "TRACE_%u %s:%d", no, name, line);
-	else
-		snprintf(buf, len, "TRACE_%u %s", no, name);
+	if (luajit_proto_name(pid, proto, line, name, sizeof(name)))
+		return -1;
+	snprintf(buf, len, "TRACE_%u %s", no, name);
 	return 0;
 }
 
@@ -266,7 +259,7 @@ int vmstack_luajit_name(int pid, uint64_t word, char *buf, size_t len)
 
 	switch (word & VMSTACK_VMF_MASK) {
 	case VMSTACK_VMF_SCRIPT:
-		return luajit_proto_name(pid, v, buf, len);
+		return luajit_proto_name(pid, v, -1, buf, len);
 	case VMSTACK_VMF_JIT:
 		return luajit_trace_name(pid, v, buf, len);
 	case VMSTACK_VMF_BUILTIN:
