@@ -18,3 +18,18 @@ wait_until() {
 		sleep 0.1
 	done
 }
+# stack_share FILE ERE: the share (whole percent) of the samples in the
+# collapsed stacks FILE whose stack matches the extended regex ERE.
+stack_share() {
+	grep -E -- "$2" "$1" | awk -v t="$(awk '{s += $NF} END {print s+0}' "$1")" \
+		'{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'
+}
+# leaf_share FILE FRAME_ERE SUFFIX: of the samples in FILE with a frame
+# matching FRAME_ERE, the share whose leaf-most such frame ends in SUFFIX
+# (as jit.p's default mode counts a Lua function).
+leaf_share() {
+	RE=$2 awk -v f="$3" '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); w = ""
+		for (i = k; i >= 1; i--) if (a[i] ~ ENVIRON["RE"]) { w = a[i]; break }
+		if (w != "") { t += n; if (substr(w, length(w) - length(f) + 1) == f) s += n } }
+		END {printf "%.0f", t ? 100 * s / t : 0}' "$1"
+}

@@ -10,7 +10,7 @@ grep -q 'VM frames merged (tinyvm)' /tmp/tv.err || fail "the VM's registration w
 [ ! -e /tmp/vmstack-*.vm ] || fail "the registration file outlived the VM"
 sort -k2 -nr /tmp/tv.folded | head -3 | cut -c1-300
 total=$(awk '{s += $NF} END {print s+0}' /tmp/tv.folded)
-share() { grep -E "$1" /tmp/tv.folded | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+share() { stack_share /tmp/tv.folded "$1"; }
 root=';main;run_forever;tv_call;tv:main_\[vm\];tv:work_\[vm\];'
 a=$(share "${root}spin_a;")
 b=$(share "${root}bridge;tv_call;tv:inner_\[vm\];tv:leaf_\[vm\];spin_b;")

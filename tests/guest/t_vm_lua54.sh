@@ -8,7 +8,7 @@ script=tests/workloads/lua/known54.lua
 check() {  # folded file, label
 	local f=$1 total share
 	total=$(awk '{s += $NF} END {print s+0}' "$f")
-	share() { grep -E "$1" "$f" | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+	share() { stack_share "$f" "$1"; }
 	local main=$(share ';__libc_start_(call_)?main;')
 	local lua=$(share 'known54.lua:[0-9]+_\[vm\]')
 	local h=$(share 'known54.lua:2_\[vm\]') l=$(share 'known54.lua:3_\[vm\]') c=$(share 'known54.lua:4_\[vm\]')

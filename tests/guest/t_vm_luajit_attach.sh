@@ -16,14 +16,9 @@ cp /tmp/lj.folded "$VMSTACK_RESULTS/"
 sort -k2 -nr /tmp/lj.folded | head -3 | cut -c1-300
 grep -q 'work.lua:3_\[vm\]' /tmp/lj.folded || fail "no named Lua frames"
 # The leaf-most Lua function of each sample, as jit.p's default mode counts.
-leaf_share() {
-	awk -v f="$1" '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); w = ""
-		for (i = k; i >= 1; i--) if (a[i] ~ /work\.lua:[0-9]+_\[vm\]$/) { w = a[i]; break }
-		if (w != "") { t += n; if (substr(w, length(w) - length(f) + 1) == f) s += n } }
-		END {printf "%.0f", t ? 100 * s / t : 0}' /tmp/lj.folded
-}
-vm_fib=$(leaf_share '/work.lua:3_[vm]')
-vm_loop=$(leaf_share '/work.lua:8_[vm]')
+lua='work\.lua:[0-9]+_\[vm\]$'
+vm_fib=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:3_[vm]')
+vm_loop=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:8_[vm]')
 luajit -joff -jp=f "$script" 3 >/tmp/jp.txt 2>&1
 cat /tmp/jp.txt
 jp_fib=$(awk '$2 == "fib" {sub(/%/, "", $1); print $1}' /tmp/jp.txt)

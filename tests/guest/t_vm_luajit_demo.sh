@@ -7,7 +7,7 @@ vmstack-record -F 999 -o /tmp/sw.folded -- build/workloads/sandwich 3 2>/tmp/sw.
 cat /tmp/sw.err
 cp /tmp/sw.folded "$VMSTACK_RESULTS/"
 sort -k2 -nr /tmp/sw.folded | head -5 | cut -c1-400
-share() { grep -E "$1" /tmp/sw.folded | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+share() { stack_share /tmp/sw.folded "$1"; }
 total=$(awk '{s += $NF} END {print s+0}' /tmp/sw.folded)
 main=$(share ';main;run;')
 vm=$(share 'sandwich.lua:1_\[vm\]')

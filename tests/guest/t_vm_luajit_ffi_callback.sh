@@ -9,7 +9,7 @@ vmstack-record -q -o /tmp/cb.folded -- luajit "$script" 3 2>/tmp/cb.err ||
 cat /tmp/cb.err
 cp /tmp/cb.folded "$VMSTACK_RESULTS/"
 sort -k2 -nr /tmp/cb.folded | head -3 | cut -c1-400
-share() { grep -E "$1" /tmp/cb.folded | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+share() { stack_share /tmp/cb.folded "$1"; }
 total=$(awk '{s += $NF} END {print s+0}' /tmp/cb.folded)
 S='ffi_callback\.lua:13_\[vm\]'
 C='(ffi_callback\.lua:7_\[vm\]|TRACE_[0-9]+ [^;]*ffi_callback\.lua:[0-9]+_\[j\])'

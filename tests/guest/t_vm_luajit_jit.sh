@@ -20,7 +20,7 @@ cp /tmp/ljj.folded "$VMSTACK_RESULTS/"
 sort -k2 -nr /tmp/ljj.folded | head -4 | cut -c1-300
 echo "stacks with unknown frames:"
 grep -F '[unknown]' /tmp/ljj.folded | sort -k2 -nr | head -5 | cut -c1-300
-share() { grep -E "$1" /tmp/ljj.folded | awk -v t=$total '{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'; }
+share() { stack_share /tmp/ljj.folded "$1"; }
 total=$(awk '{s += $NF} END {print s+0}' /tmp/ljj.folded)
 trace=$(share 'TRACE_[0-9]+ [^;]*work\.lua:[0-9]+_\[j\] [0-9]+$')
 under=$(share ';lua_pcall;([^;]*_\[vm\];)+TRACE_[0-9]+ [^;]*_\[j\] [0-9]+$')
@@ -34,14 +34,9 @@ note "of $total samples: in named traces $trace% (under lua_pcall and Lua frames
 # (Documentation/design.md).
 [ "$unknown" -le 10 ] || fail "over 10% of samples end in unknown code"
 # The leaf-most Lua function of each sample, as jit.p's default mode counts.
-leaf_share() {
-	awk -v f="$1" '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); w = ""
-		for (i = k; i >= 1; i--) if (a[i] ~ /work\.lua:[0-9]+_\[vm\]$/) { w = a[i]; break }
-		if (w != "") { t += n; if (substr(w, length(w) - length(f) + 1) == f) s += n } }
-		END {printf "%.0f", t ? 100 * s / t : 0}' /tmp/ljj.folded
-}
-vm_fib=$(leaf_share '/work.lua:3_[vm]')
-vm_loop=$(leaf_share '/work.lua:8_[vm]')
+lua='work\.lua:[0-9]+_\[vm\]$'
+vm_fib=$(leaf_share /tmp/ljj.folded "$lua" '/work.lua:3_[vm]')
+vm_loop=$(leaf_share /tmp/ljj.folded "$lua" '/work.lua:8_[vm]')
 t_fib=$(awk '$1 == "timed" {sub(/%/, "", $3); print $3}' /tmp/timed.txt)
 t_loop=$(awk '$1 == "timed" {sub(/%/, "", $5); print $5}' /tmp/timed.txt)
 luajit -jp=f "$script" 3 >/tmp/jpj.txt 2>&1
