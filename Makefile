@@ -21,7 +21,8 @@ LDLIBS_ELF := -ldw -lelf
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
 	     user/output_folded.c user/fold.c user/raw_file.c user/cfi.c \
-	     user/vm_luajit.c user/vm_lua54.c user/vm_file.c user/util.c
+	     user/vm_luajit.c user/vm_lua54.c user/vm_file.c user/util.c \
+	     user/needed.c
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,18 +408,30 @@ struct vmstack_symbolizer *vmstack_symbolizer_new(int pid)
  * Symbol tables are cached per file (inode and path), so a library mapped
  * several times, or seen again after a refresh, is read once.
  */
-static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
-					  const struct vmstack_map *m)
+static struct vmstack_symtab *cached_symtab(struct vmstack_symbolizer *s,
+					    const struct vmstack_map *m)
 {
-	char key[4200], path[4200];
-	struct vmstack_file *f;
+	char key[4200];
 	size_t i;
-	int fd;
 
 	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
 	for (i = 0; i < s->nfiles; i++)
 		if (!strcmp(s->files[i].key, key))
 			return &s->files[i].tab;
+	return NULL;
+}
+
+static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
+					  const struct vmstack_map *m)
+{
+	struct vmstack_symtab *cached = cached_symtab(s, m);
+	char key[4200], path[4200];
+	struct vmstack_file *f;
+	int fd;
+
+	if (cached)
+		return cached;
+	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
 	if (s->nfiles == s->capfiles) {
 		s->capfiles = s->capfiles ? 2 * s->capfiles : 32;
 		s->files = xrealloc(s->files, s->capfiles * sizeof(*s->files));
@@ -455,19 +468,28 @@ static struct vmstack_symtab *vdso_symtab(struct vmstack_symbolizer *s)
 int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
 {
 	size_t i, first = s->maps.n;
-	int added;
+	int added, pass;
 
 	added = (int)vmstack_maps_update(&s->maps, f);
-	for (i = first; i < s->maps.n; i++) {
-		struct vmstack_map *m = &s->maps.v[i];
+	/*
+	 * Files already read (prewarmed before exec, or mapped before) go
+	 * first: when a loader has just mapped several libraries, the C
+	 * library's rules must not wait while others are read (under TCG
+	 * that took 150 ms, and every stack stopped in libc meanwhile).
+	 */
+	for (pass = 0; pass < 2; pass++)
+		for (i = first; i < s->maps.n; i++) {
+			struct vmstack_map *m = &s->maps.v[i];
 
-		if (m->perms[2] == 'x' && m->path[0] == '/')
-			m->symtab = file_symtab(s, m);
-		else if (!strcmp(m->path, "[vdso]"))
-			m->symtab = vdso_symtab(s);
-		if (m->symtab && s->on_new_map)
-			s->on_new_map(s->on_new_map_arg, m);
-	}
+			if (m->symtab)
+				continue;
+			if (m->perms[2] == 'x' && m->path[0] == '/')
+				m->symtab = pass ? file_symtab(s, m) : cached_symtab(s, m);
+			else if (pass && !strcmp(m->path, "[vdso]"))
+				m->symtab = vdso_symtab(s);
+			if (m->symtab && s->on_new_map)
+				s->on_new_map(s->on_new_map_arg, m);
+		}
 	return added;
 }
 
@@ -511,12 +533,14 @@ void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path)
 {
 	struct vmstack_map m = { 0 };
 	struct vmstack_symtab *tab;
+	char real[PATH_MAX];
 	struct stat st;
 
-	if (stat(path, &st))
+	/* The maps name files by their canonical path. */
+	if (!realpath(path, real) || stat(real, &st))
 		return;
 	m.inode = st.st_ino;
-	m.path = (char *)path;
+	m.path = real;
 	tab = file_symtab(s, &m);
 	vmstack_symtab_cfi(tab);
 }

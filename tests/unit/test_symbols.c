@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "needed.h"
 #include "symbols.h"
 #include "unit.h"
 
@@ -88,11 +89,48 @@ UNIT_TEST(symtab_perf_map_and_kallsyms)
 	unlink(map);
 }
 
+/* The libraries found for lua5.4 are exactly those ldd lists (as real paths). */
+UNIT_TEST(needed_matches_ldd)
+{
+	char *libs[64], line[4096], path[4096], real[4096];
+	size_t n, i, found = 0, listed = 0;
+	FILE *p;
+
+	n = vmstack_needed("/usr/bin/lua5.4", "/nonexistent:/usr/lib/x86_64-linux-gnu",
+			   libs, 64);
+	CHECK(n >= 3);
+	p = popen("ldd /usr/bin/lua5.4", "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		/* "name => path (address)", or "path (address)" for the loader. */
+		if ((sscanf(line, " %*s => %4095s", path) != 1 &&
+		     (sscanf(line, " %4095s", path) != 1 || path[0] != '/')) ||
+		    !realpath(path, real))
+			continue;
+		listed++;
+		for (i = 0; i < n; i++)
+			found += !strcmp(libs[i], real);
+	}
+	if (p)
+		pclose(p);
+	CHECK(listed == n && found == n);
+	for (i = 0; i < n; i++)
+		free(libs[i]);
+	/* Nothing found where nothing is; a missing program has none. */
+	CHECK(vmstack_needed("/usr/bin/lua5.4", "/nonexistent", libs, 64) == 0);
+	CHECK(vmstack_needed("/nonexistent/prog", "/usr/lib", libs, 64) == 0);
+	/* The list stops at @max. */
+	n = vmstack_needed("/usr/bin/lua5.4", "/usr/lib/x86_64-linux-gnu", libs, 2);
+	CHECK(n == 2);
+	for (i = 0; i < n; i++)
+		free(libs[i]);
+}
+
 void symbols_tests(void)
 {
 	static const struct unit_test t[] = {
 		{ "symbols_of_self_exe_and_libc", symbols_of_self_exe_and_libc },
 		{ "symtab_perf_map_and_kallsyms", symtab_perf_map_and_kallsyms },
+		{ "needed_matches_ldd", needed_matches_ldd },
 	};
-	unit_run(t, 2);
+	unit_run(t, 3);
 }
