@@ -64,8 +64,15 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 	/* Compiled code has no unwind rules: the AR must lead on. */
 	if ((d->flags & VMSTACK_VM_F_JIT) &&
 	    ((d->flags & VMSTACK_VM_F_NATIVE_STEP) || d->jit_reg == VMSTACK_VM_REG_NONE ||
-	     d->jit_reg >= __VMSTACK_VM_REG_MAX || d->jit_ar_mask >= 4096)) {
+	     d->jit_reg >= __VMSTACK_VM_REG_MAX || d->ar_mask >= 4096)) {
 		NL_SET_ERR_MSG(extack, "VM descriptor: JIT fields out of range");
+		return -EINVAL;
+	}
+	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
+	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP) ||
+	     !d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
+	     d->ar_mask >= 4096)) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: activation chain fields out of range");
 		return -EINVAL;
 	}
 	if ((d->flags & VMSTACK_VM_F_AR_EMPTY) &&
@@ -280,6 +287,31 @@ static bool vmstack_vm_empty(const struct vmstack_vm_desc *d, unsigned long ar)
 	       vmstack_vm_read(&v, ar + d->ar_empty_off, sizeof(v)) && v < 0;
 }
 
+/*
+ * F_AR_CHAIN: false only when the state's chain of activations ends
+ * without reaching @ar: the VM has not linked it yet, or has unlinked it.
+ */
+static bool vmstack_vm_linked(const struct vmstack_vm_desc *d,
+			      unsigned long state, unsigned long ar)
+{
+	unsigned long link;
+	u32 i;
+
+	if (!(d->flags & VMSTACK_VM_F_AR_CHAIN) ||
+	    !vmstack_vm_read(&link, state + d->state_ar_off, sizeof(link)))
+		return true;
+	for (i = 0; i < d->ar_chain_max; i++) {
+		link &= ~(unsigned long)d->ar_mask;
+		if (link == ar)
+			return true;
+		if (!link)
+			return false;
+		if (!vmstack_vm_read(&link, link + d->ar_prev_off, sizeof(link)))
+			return true;
+	}
+	return true;
+}
+
 /* A state that passes the descriptor's check. */
 static bool vmstack_vm_sane(const struct vmstack_vm_desc *d, unsigned long state)
 {
@@ -375,13 +407,13 @@ static bool vmstack_vm_splice_jit(const struct vmstack_vm_desc *d,
 	else
 		broken = vmstack_vm_walk(d, state, top + d->top_adj, 0, o, cur);
 	if (broken != VMSTACK_VMB_STATE &&
-	    !vmstack_vm_read(&ar, state + d->jit_ar_off, sizeof(ar)) && !broken)
+	    !vmstack_vm_read(&ar, state + d->state_ar_off, sizeof(ar)) && !broken)
 		broken = VMSTACK_VMB_READ;
 	if (broken) {
 		vmstack_vm_emit(o, VMSTACK_VMF_BROKEN | broken);
 		*o->flags |= VMSTACK_SF_VM_BROKEN;
 	}
-	if (!ar || !vmstack_vm_caller(d, r, ar & ~d->jit_ar_mask))
+	if (!ar || !vmstack_vm_caller(d, r, ar & ~d->ar_mask))
 		r->ip = 0;
 	return true;
 }
@@ -418,7 +450,7 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 			ar = r->sp + d->ar_leaf_off;
 		if (!vmstack_vm_state(d, ar, &state))
 			broken = VMSTACK_VMB_STATE;
-		else if (vmstack_vm_empty(d, ar))
+		else if (vmstack_vm_empty(d, ar) || !vmstack_vm_linked(d, state, ar))
 			goto caller;
 	} else if (d->state_from == VMSTACK_VM_STATE_GLOBAL) {
 		if (!vmstack_vm_read(&state, d->state_addr, sizeof(state)) ||

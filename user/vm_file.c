@@ -36,8 +36,8 @@ static const struct field fields[] = {
 	F(slot, 0), F(ar_empty_off, 1), F(cont_type, 0), F(cont_off, 1), F(cont_val, 0),
 	F(jit_anchor_adj, 1), F(jit_id_off, 1), F(jit_table_off, 1),
 	F(jit_count_off, 1), F(jit_code_off, 1), F(jit_size_off, 1),
-	F(jit_state_off, 1), F(jit_top_off, 1), F(jit_ar_off, 1),
-	F(jit_ar_mask, 0),
+	F(jit_state_off, 1), F(jit_top_off, 1), F(state_ar_off, 1),
+	F(ar_mask, 0), F(ar_prev_off, 1), F(ar_chain_max, 0),
 };
 
 struct word {
@@ -66,6 +66,7 @@ static const struct word flag_words[] = {
 	{ "no_builtins", VMSTACK_VM_F_NO_BUILTINS },
 	{ "ident_check", VMSTACK_VM_F_IDENT_CHECK }, { "jit", VMSTACK_VM_F_JIT },
 	{ "cont_bottom", VMSTACK_VM_F_CONT_BOTTOM }, { "ar_empty", VMSTACK_VM_F_AR_EMPTY },
+	{ "ar_chain", VMSTACK_VM_F_AR_CHAIN },
 	{ NULL, 0 } };
 static const struct word namers[] = {
 	{ "cstring", VMSTACK_NAMER_CSTRING }, { "luajit", VMSTACK_NAMER_LUAJIT },

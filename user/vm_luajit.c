@@ -154,7 +154,8 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	d->caller_ra_off = 0x48;
 	d->caller_sp_off = 0x50;
 	/* An FFI callback's frame: a continuation frame whose continuation is 1. */
-	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY;
+	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY |
+		   VMSTACK_VM_F_AR_CHAIN;
 	/* SAVE_NRES < 0: a cframe of lj_vm_cpcall(L, NULL, ...), no Lua frame. */
 	d->ar_empty_off = 0x08;
 	d->cont_type = 2;		/* FRAME_CONT */
@@ -173,8 +174,15 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	d->jit_size_off = 0x54;		/* GCtrace.szmcode */
 	d->jit_state_off = 0x170;	/* G->cur_L */
 	d->jit_top_off = 0x178;		/* G->jit_base: BASE of the trace */
-	d->jit_ar_off = 0x50;		/* L->cframe */
-	d->jit_ar_mask = 3;		/* CFRAME_RESUME, CFRAME_UNWIND_FF */
+	d->state_ar_off = 0x50;		/* L->cframe */
+	d->ar_mask = 3;			/* CFRAME_RESUME, CFRAME_UNWIND_FF */
+	/*
+	 * lj_vm_ffi_callback's cframe still holds the lua_State of the last
+	 * callback until lj_ccallback_enter links it (SAVE_CFRAME, +0x20),
+	 * and again after lj_ccallback_leave unlinks it.
+	 */
+	d->ar_prev_off = 0x20;
+	d->ar_chain_max = VMSTACK_VM_AR_CHAIN_MAX;
 	return 0;
 }
 

@@ -19,7 +19,8 @@ above=$(share "qsort[^;]*;.*$S")
 note "of $total samples: in the callback $in_cb%, main..sort_all..qsort..callback $good%, sort_all above qsort $above%"
 [ "$in_cb" -ge 30 ] || fail "few samples in the Lua callback"
 [ "$good" -ge $((in_cb * 9 / 10)) ] || fail "callback samples without the C frames between the Lua layers"
-# While LuaJIT enters or leaves a callback (lj_ccallback_enter/leave),
-# its state still names the caller's frames: those samples show them
-# above qsort (Documentation/design.md). They are few, or something broke.
+# While LuaJIT converts a callback's arguments and result (inside
+# lj_ccallback_enter/leave, with the C frame linked), its state still names
+# the caller's frames: those samples show them above qsort (5% measured;
+# Documentation/design.md). They are few, or something broke.
 [ "$above" -le 10 ] || fail "outer Lua frames shown inside the callback in over 10% of samples"

@@ -282,8 +282,8 @@ static void random_jit(struct vmstack_vm_desc *d)
 	d->jit_size_off = jit_off(0x54);
 	d->jit_state_off = jit_off(0x170);
 	d->jit_top_off = jit_off(0x178);
-	d->jit_ar_off = jit_off(0x50);
-	d->jit_ar_mask = rand() % 4 ? 3 : (uint64_t)rand();
+	d->state_ar_off = jit_off(0x50);
+	d->ar_mask = rand() % 4 ? 3 : (uint64_t)rand();
 	/* Compiled code is looked up only outside the VM's own code. */
 	if (rand() % 2) {
 		d->code_start = 0x1000;
@@ -319,6 +319,9 @@ static void random_desc(struct vmstack_vm_desc *d)
 	d->ident_check_off = (int32_t)rnd_off();
 	d->ident_check_val = (uint8_t)rand();
 	d->ar_empty_off = (int32_t)(rand() % 2 ? 8 : rnd_off());
+	/* Chains that loop, end early or run past the cap. */
+	d->ar_prev_off = (int32_t)(rand() % 2 ? 0x20 : rnd_off());
+	d->ar_chain_max = rand() % 4 ? VMSTACK_VM_AR_CHAIN_MAX : (uint32_t)rand() % 80;
 	d->top_off = (int32_t)rnd_off();
 	d->top_adj = (int32_t)rnd_off();
 	d->stack_off = (int32_t)rnd_off();

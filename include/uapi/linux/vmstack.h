@@ -331,7 +331,19 @@ enum vmstack_vm_reg {
  * from its saved registers; the VM frames belong to an outer activation.
  */
 #define VMSTACK_VM_F_AR_EMPTY		(1U << 7)
-#define VMSTACK_VM_F_ALL		((1U << 8) - 1)
+/*
+ * STATE_AR: an activation record must be one of its state's: the chain
+ * starts at *(state + state_ar_off) and goes on at *(AR + ar_prev_off),
+ * each with the bits of ar_mask cleared, for at most ar_chain_max hops.
+ * An AR the chain ends (NULL) without reaching is one the VM has not
+ * linked yet or has unlinked already (entry and exit code; LuaJIT's FFI
+ * callbacks, whose AR still holds the state of the last call): treated as
+ * empty (F_AR_EMPTY). A chain unreadable or longer than ar_chain_max
+ * proves nothing: the AR is taken.
+ */
+#define VMSTACK_VM_F_AR_CHAIN		(1U << 8)
+#define VMSTACK_VM_F_ALL		((1U << 9) - 1)
+#define VMSTACK_VM_AR_CHAIN_MAX		64
 
 struct vmstack_vm_desc {
 	__u32 version;		/* VMSTACK_VM_DESC_VERSION */
@@ -409,8 +421,9 @@ struct vmstack_vm_desc {
 	 * entries, & func_mask); object O's code is *(O + jit_code_off), the
 	 * u32 at O + jit_size_off bytes long, and must hold the pc. Then the
 	 * state is *(A + jit_state_off), the top frame *(A + jit_top_off) +
-	 * top_adj, and the activation record *(state + jit_ar_off) with the
-	 * bits of jit_ar_mask cleared. O is shown as a VMSTACK_VMF_JIT frame.
+	 * top_adj, and the activation record *(state + state_ar_off) with the
+	 * bits of ar_mask cleared (also F_AR_CHAIN's first link). O is shown
+	 * as a VMSTACK_VMF_JIT frame.
 	 * jit_reg is taken as sampled, and tried at the sampled frame and at
 	 * any frame without unwind rules: code the compiled code called keeps
 	 * a callee-saved register unless it uses it, and the lookup proves it.
@@ -423,8 +436,10 @@ struct vmstack_vm_desc {
 	__s32 jit_size_off;
 	__s32 jit_state_off;
 	__s32 jit_top_off;
-	__s32 jit_ar_off;
-	__u64 jit_ar_mask;	/* < 4096 */
+	__s32 state_ar_off;
+	__s32 ar_prev_off;	/* F_AR_CHAIN */
+	__u32 ar_chain_max;	/* F_AR_CHAIN: 1..VMSTACK_VM_AR_CHAIN_MAX */
+	__u64 ar_mask;		/* < 4096 */
 	__u64 cont_val;		/* F_CONT_BOTTOM */
 };
 
