@@ -34,21 +34,17 @@ static size_t add_needed(const char *path, const char *dirs, char **out,
 		for (i = 0; gelf_getdyn(data, i, &dyn) && dyn.d_tag != DT_NULL; i++) {
 			const char *name = dyn.d_tag == DT_NEEDED ?
 				elf_strptr(e, sh.sh_link, dyn.d_un.d_val) : NULL;
-			char *dup, *dir, *save = NULL, buf[PATH_MAX], real[PATH_MAX];
+			char *found, real[PATH_MAX];
 			size_t k;
 
 			if (!name || strchr(name, '/') || n == max)
 				continue;
-			dup = xstrdup(dirs);
-			for (dir = strtok_r(dup, ":", &save); dir;
-			     dir = strtok_r(NULL, ":", &save)) {
-				snprintf(buf, sizeof(buf), "%s/%s", dir, name);
-				if (realpath(buf, real))
-					break;
-			}
-			free(dup);
-			if (!dir)
+			found = find_in_dirs(dirs, name, F_OK);
+			if (!found || !realpath(found, real)) {
+				free(found);
 				continue;
+			}
+			free(found);
 			for (k = 0; k < n && strcmp(out[k], real); k++)
 				;
 			if (k == n)

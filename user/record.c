@@ -327,20 +327,10 @@ static int release_command(struct command *c)
 static char *find_in_path(const char *cmd)
 {
 	const char *path = getenv("PATH");
-	char buf[4096], *dup, *dir, *save = NULL;
 
 	if (strchr(cmd, '/'))
 		return xstrdup(cmd);
-	dup = xstrdup(path ? path : "/usr/bin:/bin");
-	for (dir = strtok_r(dup, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, sizeof(buf), "%s/%s", dir, cmd);
-		if (!access(buf, X_OK)) {
-			free(dup);
-			return xstrdup(buf);
-		}
-	}
-	free(dup);
-	return NULL;
+	return find_in_dirs(path ? path : "/usr/bin:/bin", cmd, X_OK);
 }
 
 /*
@@ -356,7 +346,7 @@ static void prewarm(struct vmstack_symbolizer *sym, const char *cmd)
 	const char *ld_path = getenv("LD_LIBRARY_PATH");
 	struct vmstack_map m;
 	size_t i, n;
-	int libc_dir = 0;
+	int libc_dir = 0, is_libc;
 	FILE *f;
 
 	/* Where the loader looks: LD_LIBRARY_PATH, then beside our libc. */
@@ -365,11 +355,12 @@ static void prewarm(struct vmstack_symbolizer *sym, const char *cmd)
 	while (f && fgets(line, sizeof(line), f)) {
 		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x')
 			continue;
-		if (strstr(m.path, "/libc.so") && !libc_dir++)
+		is_libc = strstr(m.path, "/libc.so") != NULL;
+		if (is_libc && !libc_dir++)
 			snprintf(dirs + strlen(dirs), sizeof(dirs) - strlen(dirs),
 				 ":%.*s:/usr/local/lib",
 				 (int)(strrchr(m.path, '/') - m.path), m.path);
-		if (strstr(m.path, "/libc.so") || strstr(m.path, "/ld-linux"))
+		if (is_libc || strstr(m.path, "/ld-linux"))
 			vmstack_symbolizer_prewarm(sym, m.path);
 	}
 	if (f)

@@ -406,32 +406,23 @@ struct vmstack_symbolizer *vmstack_symbolizer_new(int pid)
 
 /*
  * Symbol tables are cached per file (inode and path), so a library mapped
- * several times, or seen again after a refresh, is read once.
+ * several times, or seen again after a refresh, is read once. With @load
+ * 0, only a file read before is returned (else NULL).
  */
-static struct vmstack_symtab *cached_symtab(struct vmstack_symbolizer *s,
-					    const struct vmstack_map *m)
+static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
+					  const struct vmstack_map *m, int load)
 {
-	char key[4200];
+	char key[4200], path[4200];
+	struct vmstack_file *f;
 	size_t i;
+	int fd;
 
 	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
 	for (i = 0; i < s->nfiles; i++)
 		if (!strcmp(s->files[i].key, key))
 			return &s->files[i].tab;
-	return NULL;
-}
-
-static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
-					  const struct vmstack_map *m)
-{
-	struct vmstack_symtab *cached = cached_symtab(s, m);
-	char key[4200], path[4200];
-	struct vmstack_file *f;
-	int fd;
-
-	if (cached)
-		return cached;
-	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
+	if (!load)
+		return NULL;
 	if (s->nfiles == s->capfiles) {
 		s->capfiles = s->capfiles ? 2 * s->capfiles : 32;
 		s->files = xrealloc(s->files, s->capfiles * sizeof(*s->files));
@@ -484,7 +475,7 @@ int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f)
 			if (m->symtab)
 				continue;
 			if (m->perms[2] == 'x' && m->path[0] == '/')
-				m->symtab = pass ? file_symtab(s, m) : cached_symtab(s, m);
+				m->symtab = file_symtab(s, m, pass);
 			else if (pass && !strcmp(m->path, "[vdso]"))
 				m->symtab = vdso_symtab(s);
 			if (m->symtab && s->on_new_map)
@@ -541,7 +532,7 @@ void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path)
 		return;
 	m.inode = st.st_ino;
 	m.path = real;
-	tab = file_symtab(s, &m);
+	tab = file_symtab(s, &m, 1);
 	vmstack_symtab_cfi(tab);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -32,6 +33,25 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+char *find_in_dirs(const char *dirs, const char *name, int amode)
+{
+	char *dup = xstrdup(dirs), *dir, *save = NULL, *found = NULL;
+	size_t len;
+
+	for (dir = strtok_r(dup, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		len = strlen(dir) + strlen(name) + 2;
+		found = xmalloc(len);
+		snprintf(found, len, "%s/%s", dir, name);
+		if (access(found, amode)) {
+			free(found);
+			found = NULL;
+		}
+	}
+	free(dup);
+	return found;
 }
 
 char *read_file(const char *path, size_t max)

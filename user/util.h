@@ -14,6 +14,11 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+/*
+ * The first DIR/@name, DIR from the colon-separated list @dirs, that
+ * access(@amode) allows (malloc'd), or NULL.
+ */
+char *find_in_dirs(const char *dirs, const char *name, int amode);
 /* A whole file of at most @max bytes, NUL-terminated; NULL (errno) if not. */
 char *read_file(const char *path, size_t max);
 /* @len bytes of process @pid at @addr, all of them: 0, or -1. */
