@@ -68,16 +68,16 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		NL_SET_ERR_MSG(extack, "VM descriptor: JIT fields out of range");
 		return -EINVAL;
 	}
-	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
-	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP) ||
-	     !d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
-	     d->ar_mask >= 4096)) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: activation chain fields out of range");
+	/* Both drop an activation and go on from the registers it saved. */
+	if ((d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN)) &&
+	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP))) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: empty or unlinked activations need an AR and its saved registers");
 		return -EINVAL;
 	}
-	if ((d->flags & VMSTACK_VM_F_AR_EMPTY) &&
-	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP))) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: empty activations need an AR and its saved registers");
+	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
+	    (!d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
+	     d->ar_mask >= 4096)) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: activation chain fields out of range");
 		return -EINVAL;
 	}
 	if ((d->flags & VMSTACK_VM_F_CONT_BOTTOM) &&
