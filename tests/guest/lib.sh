@@ -33,3 +33,17 @@ leaf_share() {
 		if (w != "") { t += n; if (substr(w, length(w) - length(f) + 1) == f) s += n } }
 		END {printf "%.0f", t ? 100 * s / t : 0}' "$1"
 }
+# jitp_share FILE FUNCTION: FUNCTION's percentage in FILE, the output of
+# luajit -jp=f.
+jitp_share() { awk -v f="$2" '$2 == f {sub(/%/, "", $1); print $1}' "$1"; }
+# within N A B [C D ...]: A and B, C and D, ... differ by at most N.
+within() {
+	awk -v n="$1" 'BEGIN {
+		for (i = 1; i + 1 < ARGC; i += 2) {
+			x = ARGV[i] - ARGV[i + 1]
+			if (x > n || x < -n)
+				exit 1
+		}
+		exit 0
+	}' "${@:2}"
+}

@@ -21,11 +21,10 @@ vm_fib=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:3_[vm]')
 vm_loop=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:8_[vm]')
 luajit -joff -jp=f "$script" 3 >/tmp/jp.txt 2>&1
 cat /tmp/jp.txt
-jp_fib=$(awk '$2 == "fib" {sub(/%/, "", $1); print $1}' /tmp/jp.txt)
-jp_loop=$(awk '$2 == "loop_sum" {sub(/%/, "", $1); print $1}' /tmp/jp.txt)
+jp_fib=$(jitp_share /tmp/jp.txt fib)
+jp_loop=$(jitp_share /tmp/jp.txt loop_sum)
 note "leaf Lua function shares: vmstack fib $vm_fib% loop_sum $vm_loop%; jit.p fib $jp_fib% loop_sum $jp_loop%"
 [ -n "$jp_fib" ] && [ -n "$jp_loop" ] || fail "no jit.p figures"
-awk -v a=$vm_fib -v b=$jp_fib -v c=$vm_loop -v d=$jp_loop \
-	'BEGIN {x = a - b; y = c - d; exit !(x <= 5 && x >= -5 && y <= 5 && y >= -5)}' ||
+within 5 "$vm_fib" "$jp_fib" "$vm_loop" "$jp_loop" ||
 	fail "shares differ from jit.p by more than 5 points"
 true

@@ -41,11 +41,10 @@ t_fib=$(awk '$1 == "timed" {sub(/%/, "", $3); print $3}' /tmp/timed.txt)
 t_loop=$(awk '$1 == "timed" {sub(/%/, "", $5); print $5}' /tmp/timed.txt)
 luajit -jp=f "$script" 3 >/tmp/jpj.txt 2>&1
 cat /tmp/jpj.txt
-jp_fib=$(awk '$2 == "fib" {sub(/%/, "", $1); print $1}' /tmp/jpj.txt)
-jp_loop=$(awk '$2 == "loop_sum" {sub(/%/, "", $1); print $1}' /tmp/jpj.txt)
+jp_fib=$(jitp_share /tmp/jpj.txt fib)
+jp_loop=$(jitp_share /tmp/jpj.txt loop_sum)
 note "leaf Lua function shares, JIT on: vmstack fib $vm_fib% loop_sum $vm_loop%; timed by the script fib $t_fib% loop_sum $t_loop%; jit.p fib $jp_fib% loop_sum $jp_loop%"
 [ -n "$t_fib" ] && [ -n "$t_loop" ] || fail "no timed figures"
-awk -v a=$vm_fib -v b=$t_fib -v c=$vm_loop -v d=$t_loop \
-	'BEGIN {x = a - b; y = c - d; exit !(x <= 6 && x >= -6 && y <= 6 && y >= -6)}' ||
+within 6 "$vm_fib" "$t_fib" "$vm_loop" "$t_loop" ||
 	fail "shares differ from the script's own timing by more than 6 points"
 true
