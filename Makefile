@@ -26,6 +26,9 @@ CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
+# The module's pure walker (module/walk.h), built for the host's unit tests.
+WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c module/vm_check.c
+WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm
 
@@ -70,8 +73,14 @@ $(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o us
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_ELF) -o $@
 
-$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) tests/unit/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $(UNIT_SRCS) $(CORE_OBJS) $(LDLIBS_ELF) -o $@
+$(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \
+		include/uapi/linux/vmstack.h | $(B)
+	@mkdir -p $(B)/host-module
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(WALK_OBJS) tests/unit/*.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) \
+		$(WALK_OBJS) $(LDLIBS_ELF) -o $@
 
 # Workloads with known call trees: a frame pointer in every function. -O0,
 # because GCC 12 drops the frame of a leaf that needs no stack even with

@@ -13,8 +13,8 @@ static int __init vmstack_init(void)
 	err = vmstack_netlink_init();
 	if (err)
 		return err;
-	pr_info("vmstack %s loaded (ABI %d)\n", VMSTACK_VERSION,
-		VMSTACK_ABI_VERSION);
+	pr_info("vmstack %s loaded (ABI %d.%d)\n", VMSTACK_VERSION,
+		VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
 	return 0;
 }
 

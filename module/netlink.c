@@ -24,10 +24,12 @@ static struct netlink_range_validation vmstack_uw_rows_range = {
 	.max = VMSTACK_UW_MAX_ROWS,
 };
 
-static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
-	[VMSTACK_A_ABI_VERSION] = { .type = NLA_REJECT },
-	[VMSTACK_A_MODULE_VERSION] = { .type = NLA_REJECT },
-	[VMSTACK_A_NR_SESSIONS] = { .type = NLA_REJECT },
+/*
+ * One policy per command: an attribute that is not in its command's
+ * policy is refused (strict validation rejects NLA_UNSPEC entries and
+ * types past maxattr), so a request never carries something we ignore.
+ */
+static const struct nla_policy vmstack_start_policy[VMSTACK_A_PAUSED + 1] = {
 	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_FREQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_freq_range),
 	[VMSTACK_A_EVENT] = NLA_POLICY_MAX(NLA_U32, VMSTACK_EVENT_MAX),
@@ -36,22 +38,29 @@ static const struct nla_policy vmstack_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_RING_PAGES] = NLA_POLICY_RANGE(NLA_U32,
 						  VMSTACK_MIN_RING_PAGES,
 						  VMSTACK_MAX_RING_PAGES),
+	[VMSTACK_A_PAUSED] = { .type = NLA_FLAG },
+};
+
+/* SESSION_STATS, SESSION_STOP, SESSION_RESUME. */
+static const struct nla_policy vmstack_session_policy[VMSTACK_A_SESSION_ID + 1] = {
 	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[VMSTACK_A_SESSION_FD] = { .type = NLA_REJECT },
-	[VMSTACK_A_NR_CPUS] = { .type = NLA_REJECT },
-	[VMSTACK_A_STATS] = { .type = NLA_REJECT },
-	[VMSTACK_A_PAD] = { .type = NLA_REJECT },
-	[VMSTACK_A_HANDLER_HIST] = { .type = NLA_REJECT },
+};
+
+static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
+	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_UW_START] = { .type = NLA_U64 },
 	[VMSTACK_A_UW_END] = { .type = NLA_U64 },
 	[VMSTACK_A_UW_ROWS] = { .type = NLA_BINARY,
 				.len = VMSTACK_UW_CHUNK_ROWS *
 				       sizeof(struct vmstack_uw_row) },
-	[VMSTACK_A_UW_BYTES] = { .type = NLA_REJECT },
 	[VMSTACK_A_UW_TOTAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_uw_rows_range),
 	[VMSTACK_A_UW_FIRST] = { .type = NLA_U32 },
-	[VMSTACK_A_PAUSED] = { .type = NLA_FLAG },
-	[VMSTACK_A_VM_DESC] = NLA_POLICY_EXACT_LEN(sizeof(struct vmstack_vm_desc)),
+};
+
+static const struct nla_policy vmstack_vm_policy[VMSTACK_A_VM_DESC + 1] = {
+	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[VMSTACK_A_VM_DESC] = NLA_POLICY_RANGE(NLA_BINARY, VMSTACK_VM_DESC_MIN_SIZE,
+					       VMSTACK_VM_DESC_MAX_SIZE),
 };
 
 /*
@@ -95,7 +104,8 @@ static int vmstack_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
 	if (!hdr)
 		return -ENOMEM;
-	if (nla_put_u32(msg, VMSTACK_A_ABI_VERSION, VMSTACK_ABI_VERSION) ||
+	if (nla_put_u32(msg, VMSTACK_A_ABI_MAJOR, VMSTACK_ABI_MAJOR) ||
+	    nla_put_u32(msg, VMSTACK_A_ABI_MINOR, VMSTACK_ABI_MINOR) ||
 	    nla_put_string(msg, VMSTACK_A_MODULE_VERSION, VMSTACK_VERSION) ||
 	    nla_put_u32(msg, VMSTACK_A_NR_SESSIONS, vmstack_nr_sessions())) {
 		nlmsg_free(msg);
@@ -124,13 +134,15 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_PID))
 		return -EINVAL;
 	cfg.pid = nla_get_u32(info->attrs[VMSTACK_A_PID]);
-	cfg.freq = vmstack_attr_u32(info, VMSTACK_A_FREQ, 999);
+	cfg.freq = vmstack_attr_u32(info, VMSTACK_A_FREQ, VMSTACK_DEFAULT_FREQ);
 	cfg.event = vmstack_attr_u32(info, VMSTACK_A_EVENT,
 				     VMSTACK_EVENT_CPU_CLOCK);
 	cfg.stacks = vmstack_attr_u32(info, VMSTACK_A_STACKS,
 				      VMSTACK_STACK_ALL);
-	cfg.max_depth = vmstack_attr_u32(info, VMSTACK_A_MAX_DEPTH, 128);
-	cfg.ring_pages = vmstack_attr_u32(info, VMSTACK_A_RING_PAGES, 64);
+	cfg.max_depth = vmstack_attr_u32(info, VMSTACK_A_MAX_DEPTH,
+					 VMSTACK_DEFAULT_MAX_DEPTH);
+	cfg.ring_pages = vmstack_attr_u32(info, VMSTACK_A_RING_PAGES,
+					  VMSTACK_DEFAULT_RING_PAGES);
 	cfg.paused = nla_get_flag(info->attrs[VMSTACK_A_PAUSED]);
 
 	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
@@ -173,36 +185,25 @@ static int vmstack_put_cpu_stats(struct sk_buff *msg, struct vmstack_session *s,
 {
 	struct vmstack_cpu_stats *st = &per_cpu_ptr(s->pcpu, cpu)->stats;
 	struct nlattr *nest;
+	int i;
 
 	nest = nla_nest_start(msg, VMSTACK_STATS_A_CPU_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(msg, VMSTACK_CS_A_CPU, cpu) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_TAKEN,
-			      local64_read(&st->taken), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_WRITTEN,
-			      local64_read(&st->written), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_DROPPED,
-			      local64_read(&st->dropped), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_USER_FAULTS,
-			      local64_read(&st->user_faults), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_TRUNCATED,
-			      local64_read(&st->truncated), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_BAD_TAIL,
-			      local64_read(&st->bad_tail), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_HANDLER_NS,
-			      local64_read(&st->handler_ns), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_FRAMES,
-			      local64_read(&st->frames), VMSTACK_CS_A_PAD) ||
-	    nla_put_u64_64bit(msg, VMSTACK_CS_A_VM_ERRORS,
-			      local64_read(&st->vm_errors), VMSTACK_CS_A_PAD)) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
-	}
+	if (nla_put_u32(msg, VMSTACK_CS_A_CPU, cpu))
+		goto cancel;
+	for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
+		if (nla_put_u64_64bit(msg, VMSTACK_CS_A_FIRST_COUNTER + i,
+				      local64_read(&st->counter[i]),
+				      VMSTACK_CS_A_PAD))
+			goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;
-}
 
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
 /* The handler time histogram of all CPUs together. */
 static int vmstack_put_hist(struct sk_buff *msg, struct vmstack_session *s)
 {
@@ -260,7 +261,8 @@ static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
 	}
 	size = nla_total_size(sizeof(u32)) + nla_total_size(0) +
 	       s->nr_rings * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			      9 * nla_total_size_64bit(sizeof(u64))) +
+			      VMSTACK_NR_COUNTERS *
+			      nla_total_size_64bit(sizeof(u64))) +
 	       nla_total_size(sizeof(u64) * VMSTACK_HIST_BUCKETS);
 	hdr = vmstack_reply_start(info, &msg, size);
 	if (!hdr) {
@@ -388,47 +390,41 @@ static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+#define VMSTACK_OP(c, fn, pol) {				\
+	.cmd = (c),						\
+	.doit = (fn),						\
+	.policy = (pol),					\
+	.maxattr = ARRAY_SIZE(pol) - 1,				\
+}
+
 static const struct genl_ops vmstack_ops[] = {
-	{
-		.cmd = VMSTACK_CMD_GET_STATUS,
-		.doit = vmstack_nl_get_status,
-	},
-	{
-		.cmd = VMSTACK_CMD_SESSION_START,
-		.doit = vmstack_nl_session_start,
-	},
-	{
-		.cmd = VMSTACK_CMD_SESSION_STATS,
-		.doit = vmstack_nl_session_stats,
-	},
-	{
-		.cmd = VMSTACK_CMD_SESSION_STOP,
-		.doit = vmstack_nl_session_stop,
-	},
-	{
-		.cmd = VMSTACK_CMD_UNWIND_ADD,
-		.doit = vmstack_nl_unwind_add,
-	},
-	{
-		.cmd = VMSTACK_CMD_SESSION_RESUME,
-		.doit = vmstack_nl_session_resume,
-	},
-	{
-		.cmd = VMSTACK_CMD_VM_ADD,
-		.doit = vmstack_nl_vm_add,
-	},
+	/* No policy: every attribute is refused (resv_start_op is 0). */
+	{ .cmd = VMSTACK_CMD_GET_STATUS, .doit = vmstack_nl_get_status },
+	VMSTACK_OP(VMSTACK_CMD_SESSION_START, vmstack_nl_session_start,
+		   vmstack_start_policy),
+	VMSTACK_OP(VMSTACK_CMD_SESSION_STATS, vmstack_nl_session_stats,
+		   vmstack_session_policy),
+	VMSTACK_OP(VMSTACK_CMD_SESSION_STOP, vmstack_nl_session_stop,
+		   vmstack_session_policy),
+	VMSTACK_OP(VMSTACK_CMD_UNWIND_ADD, vmstack_nl_unwind_add,
+		   vmstack_unwind_policy),
+	VMSTACK_OP(VMSTACK_CMD_SESSION_RESUME, vmstack_nl_session_resume,
+		   vmstack_session_policy),
+	VMSTACK_OP(VMSTACK_CMD_VM_ADD, vmstack_nl_vm_add, vmstack_vm_policy),
 };
 
+/*
+ * resv_start_op 0: every command is held to the current rules (reserved
+ * header field 0, no unknown nlmsg flags, a policy of its own).
+ */
 static struct genl_family vmstack_family __ro_after_init = {
 	.name = VMSTACK_GENL_NAME,
 	.version = VMSTACK_GENL_VERSION,
-	.maxattr = VMSTACK_A_MAX,
-	.policy = vmstack_policy,
 	.netnsok = true,
 	.module = THIS_MODULE,
 	.ops = vmstack_ops,
 	.n_ops = ARRAY_SIZE(vmstack_ops),
-	.resv_start_op = VMSTACK_CMD_VM_ADD + 1,
+	.resv_start_op = 0,
 };
 
 int __init vmstack_netlink_init(void)

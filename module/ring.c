@@ -22,7 +22,8 @@ void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
 	r->ctl->tail = 0;
 	r->ctl->data_size = r->size;
 	r->ctl->cpu = cpu;
-	r->ctl->abi_version = VMSTACK_ABI_VERSION;
+	r->ctl->abi_major = VMSTACK_ABI_MAJOR;
+	r->ctl->abi_minor = VMSTACK_ABI_MINOR;
 }
 
 /*

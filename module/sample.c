@@ -7,12 +7,45 @@
  */
 #include <linux/perf_event.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include "vmstack.h"
+
+/* The user stack from registers @uregs (walk.h does the work). */
+static unsigned int vmstack_capture_user(struct vmstack_session *s,
+					 struct pt_regs *uregs, u64 *ips,
+					 u16 *flags)
+{
+	struct vmstack_walk w = {
+		.rules = rcu_dereference_raw(s->uw_set),
+		.vms = s->vms,
+		/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
+		.nr_vms = smp_load_acquire(&s->nr_vms),
+		.ip = uregs->ip,
+		.sp = uregs->sp,
+		.ips = ips,
+		.max = s->cfg.max_depth,
+	};
+
+	w.regs[VMSTACK_VM_REG_RAX] = uregs->ax;
+	w.regs[VMSTACK_VM_REG_RBX] = uregs->bx;
+	w.regs[VMSTACK_VM_REG_RCX] = uregs->cx;
+	w.regs[VMSTACK_VM_REG_RDX] = uregs->dx;
+	w.regs[VMSTACK_VM_REG_RSI] = uregs->si;
+	w.regs[VMSTACK_VM_REG_RDI] = uregs->di;
+	w.regs[VMSTACK_VM_REG_R12] = uregs->r12;
+	w.regs[VMSTACK_VM_REG_R13] = uregs->r13;
+	w.regs[VMSTACK_VM_REG_R14] = uregs->r14;
+	w.regs[VMSTACK_VM_REG_R15] = uregs->r15;
+	w.regs[VMSTACK_VM_REG_RBP] = uregs->bp;
+	vmstack_walk_user(&w);
+	*flags |= w.flags;
+	return w.n;
+}
 
 static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
 			   struct pt_regs *regs, u16 *nr_kernel, u16 *nr_user)
@@ -34,8 +67,7 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
 		uregs = regs;
 	}
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs))
-		nu = vmstack_unwind_user(s, uregs, pc->ips + nk,
-					 s->cfg.max_depth, &flags);
+		nu = vmstack_capture_user(s, uregs, pc->ips + nk, &flags);
 	*nr_kernel = nk;
 	*nr_user = nu;
 	return flags;
@@ -58,9 +90,9 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		return;
 
 	pc = this_cpu_ptr(s->pcpu);
-	local64_inc(&pc->stats.taken);
+	vmstack_count(&pc->stats, VMSTACK_CS_A_TAKEN, 1);
 	if (READ_ONCE(pc->busy)) {
-		local64_inc(&pc->stats.dropped);
+		vmstack_count(&pc->stats, VMSTACK_CS_A_DROPPED, 1);
 		return;
 	}
 	WRITE_ONCE(pc->busy, 1);
@@ -70,18 +102,18 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 
 	flags = vmstack_capture(s, pc, regs, &nr_kernel, &nr_user);
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))
-		local64_inc(&pc->stats.truncated);
+		vmstack_count(&pc->stats, VMSTACK_CS_A_TRUNCATED, 1);
 	if (flags & VMSTACK_SF_USER_FAULT)
-		local64_inc(&pc->stats.user_faults);
+		vmstack_count(&pc->stats, VMSTACK_CS_A_USER_FAULTS, 1);
 	if (flags & VMSTACK_SF_VM_BROKEN)
-		local64_inc(&pc->stats.vm_errors);
+		vmstack_count(&pc->stats, VMSTACK_CS_A_VM_ERRORS, 1);
 
 	size = sizeof(*rec) + (nr_kernel + nr_user) * sizeof(u64);
 	rec = vmstack_ring_reserve(&pc->ring, size, &bad_tail);
 	if (!rec) {
 		if (bad_tail)
-			local64_inc(&pc->stats.bad_tail);
-		local64_inc(&pc->stats.dropped);
+			vmstack_count(&pc->stats, VMSTACK_CS_A_BAD_TAIL, 1);
+		vmstack_count(&pc->stats, VMSTACK_CS_A_DROPPED, 1);
 		goto out;
 	}
 	rec->hdr.type = VMSTACK_REC_SAMPLE;
@@ -95,11 +127,11 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	rec->nr_user = nr_user;
 	memcpy(rec->ips, pc->ips, (nr_kernel + nr_user) * sizeof(u64));
 	vmstack_ring_commit(&pc->ring, size);
-	local64_inc(&pc->stats.written);
-	local64_add(nr_kernel + nr_user, &pc->stats.frames);
+	vmstack_count(&pc->stats, VMSTACK_CS_A_WRITTEN, 1);
+	vmstack_count(&pc->stats, VMSTACK_CS_A_FRAMES, nr_kernel + nr_user);
 out:
 	ns = local_clock() - t0;
-	local64_add(ns, &pc->stats.handler_ns);
+	vmstack_count(&pc->stats, VMSTACK_CS_A_HANDLER_NS, ns);
 	pc->stats.hist[vmstack_hist_bucket(ns)]++;
 	barrier();
 	WRITE_ONCE(pc->busy, 0);

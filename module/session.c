@@ -8,6 +8,7 @@
 #include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/build_bug.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -18,6 +19,8 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "vmstack.h"
 
@@ -65,6 +68,44 @@ void vmstack_session_stop(struct vmstack_session *s)
 	 * preemption off; once this returns none can still see the session.
 	 */
 	synchronize_rcu();
+}
+
+/* Caller holds vmstack_sessions_lock. */
+int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
+		   struct netlink_ext_ack *extack)
+{
+	struct vmstack_vm_desc d = { 0 };
+	const char *why;
+
+	/*
+	 * The policy holds @len to VMSTACK_VM_DESC_MIN_SIZE..MAX_SIZE. A
+	 * shorter descriptor (an older tool) leaves our newer fields 0; a
+	 * longer one (a newer tool) may only carry zeros we do not know.
+	 */
+	if (len > sizeof(d) && memchr_inv((const u8 *)desc + sizeof(d), 0,
+					  len - sizeof(d))) {
+		NL_SET_ERR_MSG(extack,
+			       "VM descriptor uses fields this module does not know (a newer ABI minor)");
+		return -EOPNOTSUPP;
+	}
+	/* A copy: the attribute is only 4-byte aligned. */
+	memcpy(&d, desc, min(len, sizeof(d)));
+	why = vmstack_vm_desc_check(&d);
+	if (why) {
+		vmstack_set_err(extack, why);
+		return -EINVAL;
+	}
+	if (s->nr_vms == VMSTACK_VM_MAX) {
+		NL_SET_ERR_MSG(extack, "too many VM descriptors in this session");
+		return -ENOSPC;
+	}
+	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
+	BUILD_BUG_ON(sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
+		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
+	s->vms[s->nr_vms] = d;
+	/* The handler reads nr_vms first: the descriptor must be in place. */
+	smp_store_release(&s->nr_vms, s->nr_vms + 1);
+	return 0;
 }
 
 /* Caller holds vmstack_sessions_lock. */

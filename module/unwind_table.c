@@ -2,7 +2,7 @@
 /*
  * The user unwind rules of a session: one sorted table of rows per mapping
  * of the target, uploaded by the recorder (derived from .eh_frame) and
- * looked up by the sample handler.
+ * looked up by the sample handler (uw_rows.c).
  *
  * Writers (netlink, under vmstack_sessions_lock) build a new set of
  * mappings and publish it with RCU; the handler only reads. Row tables are
@@ -13,45 +13,6 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include "vmstack.h"
-
-struct vmstack_uw_table {
-	struct list_head node;		/* in session->uw_tables */
-	u64 start, end;
-	u32 nrows;
-	struct vmstack_uw_row rows[];
-};
-
-struct vmstack_uw_set {
-	struct rcu_head rcu;
-	u32 nr;
-	struct vmstack_uw_table *maps[];	/* sorted by start, disjoint */
-};
-
-static bool vmstack_uw_rows_valid(const struct vmstack_uw_table *t,
-				  struct netlink_ext_ack *extack)
-{
-	const struct vmstack_uw_row *r;
-	u64 span = t->end - t->start;
-	u32 i;
-
-	for (i = 0; i < t->nrows; i++) {
-		r = &t->rows[i];
-		if ((i && r->start <= t->rows[i - 1].start) || r->start >= span) {
-			NL_SET_ERR_MSG(extack, "unwind rows not sorted or past the mapping");
-			return false;
-		}
-		if (r->cfa >= __VMSTACK_UW_MAX || r->rbp > VMSTACK_UW_RBP_SAVED) {
-			NL_SET_ERR_MSG(extack, "unknown unwind rule kind");
-			return false;
-		}
-		/* A CFA below the stack pointer cannot be a caller's frame. */
-		if (r->cfa == VMSTACK_UW_CFA_RSP && r->cfa_off < 8) {
-			NL_SET_ERR_MSG(extack, "unwind rule with CFA below rsp + 8");
-			return false;
-		}
-	}
-	return true;
-}
 
 /* Publish @t, dropping the mappings it overlaps from the lookup set. */
 static int vmstack_uw_publish(struct vmstack_session *s,
@@ -92,6 +53,7 @@ int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		   struct netlink_ext_ack *extack)
 {
 	struct vmstack_uw_table *t = s->uw_pending;
+	const char *why;
 	size_t bytes;
 	int err;
 
@@ -129,7 +91,9 @@ int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		return 0;
 
 	s->uw_pending = NULL;
-	if (!vmstack_uw_rows_valid(t, extack)) {
+	why = vmstack_uw_rows_check(t);
+	if (why) {
+		vmstack_set_err(extack, why);
 		kvfree(t);
 		return -EINVAL;
 	}
@@ -152,40 +116,4 @@ void vmstack_uw_free(struct vmstack_session *s)
 	kvfree(s->uw_pending);
 	list_for_each_entry_safe(t, tmp, &s->uw_tables, node)
 		kvfree(t);
-}
-
-/* In the handler: the rule in force at @pc, or NULL. */
-const struct vmstack_uw_row *vmstack_uw_lookup(struct vmstack_session *s,
-					       unsigned long pc)
-{
-	struct vmstack_uw_set *set = rcu_dereference_raw(s->uw_set);
-	const struct vmstack_uw_table *t = NULL;
-	u32 lo = 0, hi, off;
-
-	if (!set)
-		return NULL;
-	hi = set->nr;
-	while (lo < hi) {		/* the last mapping starting at or below pc */
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (set->maps[mid]->start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || pc >= set->maps[lo - 1]->end)
-		return NULL;
-	t = set->maps[lo - 1];
-	off = pc - t->start;
-	lo = 0;
-	hi = t->nrows;
-	while (lo < hi) {		/* the last row starting at or below off */
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
 }

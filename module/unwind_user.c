@@ -7,11 +7,9 @@
  *
  * Runs in interrupt or NMI context: every read is a nofault copy and every
  * step must move up the stack, so a corrupt stack ends the walk instead of
- * looping.
+ * looping. Pure code (walk.h): the host unit tests run it on fake stacks.
  */
-#include <linux/uaccess.h>
-#include <asm/ptrace.h>
-#include "vmstack.h"
+#include "walk.h"
 
 /*
  * No frame is further than this above the stack pointer. Generous: it only
@@ -45,8 +43,7 @@ static enum vmstack_step vmstack_step_fp(struct vmstack_user_regs *r)
 		return VMSTACK_STEP_END;
 	if ((r->bp & 7) || r->bp < r->sp || r->bp - r->sp > VMSTACK_USER_STACK_SPAN)
 		return VMSTACK_STEP_BROKEN;
-	if (copy_from_user_nofault(frame, (const void __user *)r->bp,
-				   sizeof(frame)))
+	if (!vmstack_read_user(frame, r->bp, sizeof(frame)))
 		return VMSTACK_STEP_FAULT;
 	if (frame[0] && frame[0] <= r->bp)
 		return VMSTACK_STEP_BROKEN;
@@ -64,12 +61,10 @@ static enum vmstack_step vmstack_step_rule(struct vmstack_user_regs *r,
 	cfa = (row->cfa == VMSTACK_UW_CFA_RSP ? r->sp : r->bp) + row->cfa_off;
 	if (!vmstack_frame_ok(cfa, r->sp))
 		return VMSTACK_STEP_BROKEN;
-	if (copy_from_user_nofault(&ra, (const void __user *)(cfa - 8),
-				   sizeof(ra)))
+	if (!vmstack_read_user(&ra, cfa - 8, sizeof(ra)))
 		return VMSTACK_STEP_FAULT;
 	if (row->rbp == VMSTACK_UW_RBP_SAVED &&
-	    copy_from_user_nofault(&bp, (const void __user *)(cfa + row->rbp_off),
-				   sizeof(bp)))
+	    !vmstack_read_user(&bp, cfa + row->rbp_off, sizeof(bp)))
 		return VMSTACK_STEP_FAULT;
 	r->sp = cfa;
 	r->bp = bp;
@@ -82,8 +77,7 @@ static enum vmstack_step vmstack_step_signal(struct vmstack_user_regs *r)
 	/* rbp, rbx, rdx, rax, rcx, rsp, rip in struct sigcontext order */
 	unsigned long sc[7];
 
-	if (copy_from_user_nofault(sc, (const void __user *)
-				   (r->sp + VMSTACK_SIGCONTEXT_RBP), sizeof(sc)))
+	if (!vmstack_read_user(sc, r->sp + VMSTACK_SIGCONTEXT_RBP, sizeof(sc)))
 		return VMSTACK_STEP_FAULT;
 	if (sc[5] <= r->sp)	/* no sigaltstack handling: stop there */
 		return VMSTACK_STEP_BROKEN;
@@ -93,59 +87,90 @@ static enum vmstack_step vmstack_step_signal(struct vmstack_user_regs *r)
 	return VMSTACK_STEP_OK;
 }
 
-unsigned int vmstack_unwind_user(struct vmstack_session *s,
-				 struct pt_regs *regs, u64 *ips,
-				 unsigned int max, u16 *flags)
+/* Store @word; false (and the stack is cut) when ips[] is full. */
+static bool vmstack_store(struct vmstack_walk *w, u64 word)
 {
-	struct vmstack_user_regs r = { regs->ip, regs->sp, regs->bp };
+	if (w->n == w->max) {
+		w->flags |= VMSTACK_SF_USER_TRUNC;
+		return false;
+	}
+	w->ips[w->n++] = word;
+	return true;
+}
+
+/* One native step over the frame at @r, by its rule or its frame pointer. */
+static enum vmstack_step vmstack_step_native(struct vmstack_user_regs *r,
+					     const struct vmstack_uw_row *row)
+{
+	if (row && (row->cfa == VMSTACK_UW_CFA_RSP || row->cfa == VMSTACK_UW_CFA_RBP))
+		return vmstack_step_rule(r, row);
+	if (row && row->cfa == VMSTACK_UW_SIGNAL)
+		return vmstack_step_signal(r);
+	return vmstack_step_fp(r);
+}
+
+unsigned int vmstack_walk_user(struct vmstack_walk *w)
+{
+	struct vmstack_user_regs r = { w->ip, w->sp, w->regs[VMSTACK_VM_REG_RBP] };
 	struct vmstack_vm_cursor vm = { 0, 0 };
 	const struct vmstack_uw_row *row;
+	enum vmstack_splice splice;
 	enum vmstack_step step;
 	bool exact = true;	/* ip is not a return address */
-	unsigned int n = 0, steps = 0;
+	bool leaf = true;	/* r is the sampled frame */
+	unsigned int steps = 0;
 
-	if (!max)
+	w->n = 0;
+	if (!w->max)
 		return 0;
-	ips[n++] = r.ip;
 	for (;;) {
 		/*
 		 * Every native step stores a frame, so max bounds the walk; a
 		 * VM splice may store none (all its frames native), so the
 		 * steps are bounded on their own too.
 		 */
-		if (++steps > 2 * max) {
-			*flags |= VMSTACK_SF_USER_TRUNC;
+		if (++steps > 2 * w->max) {
+			w->flags |= VMSTACK_SF_USER_TRUNC;
 			break;
 		}
 		/* A return address may be just past its function's end. */
-		row = vmstack_uw_lookup(s, exact ? r.ip : r.ip - 1);
-		if (s->nr_vms &&
-		    vmstack_vm_splice(s, &r, regs, n == 1, !row, &vm, ips,
-				      &n, max, flags)) {
+		row = vmstack_uw_lookup(w->rules, exact ? r.ip : r.ip - 1);
+		splice = VMSTACK_SPLICE_NONE;
+		if (w->nr_vms) {
+			struct vmstack_user_regs caller;
+
+			splice = vmstack_vm_splice(w, &r, leaf, !row, &vm, &caller);
+			if (splice == VMSTACK_SPLICE_CALLER)
+				r = caller;
+		}
+		leaf = false;
+		if (splice == VMSTACK_SPLICE_NONE || splice == VMSTACK_SPLICE_NATIVE) {
+			if (!vmstack_store(w, r.ip))
+				break;
+		}
+		if (splice == VMSTACK_SPLICE_CALLER) {
 			row = NULL;
-			step = VMSTACK_STEP_OK;	/* at the VM's native caller */
+			step = VMSTACK_STEP_OK;
 		} else {
-			if (row && (row->cfa == VMSTACK_UW_CFA_RSP ||
-				    row->cfa == VMSTACK_UW_CFA_RBP))
-				step = vmstack_step_rule(&r, row);
-			else if (row && row->cfa == VMSTACK_UW_SIGNAL)
-				step = vmstack_step_signal(&r);
-			else
-				step = vmstack_step_fp(&r);
+			step = vmstack_step_native(&r, row);
 		}
 		/* Only a signal frame gives an exact ip; others return addresses. */
 		exact = row && row->cfa == VMSTACK_UW_SIGNAL;
 		if (step == VMSTACK_STEP_BROKEN)
-			*flags |= VMSTACK_SF_USER_BROKEN;
+			w->flags |= VMSTACK_SF_USER_BROKEN;
 		if (step == VMSTACK_STEP_FAULT)
-			*flags |= VMSTACK_SF_USER_FAULT;
+			w->flags |= VMSTACK_SF_USER_FAULT;
 		if (step != VMSTACK_STEP_OK || !r.ip)
 			break;
-		if (n == max) {
-			*flags |= VMSTACK_SF_USER_TRUNC;
+		/*
+		 * A return address read from memory that is not a user address
+		 * ends the walk: it cannot be code, and in ips[] it could pass
+		 * for a VM word.
+		 */
+		if (r.ip >= VMSTACK_USER_MAX) {
+			w->flags |= VMSTACK_SF_USER_BROKEN;
 			break;
 		}
-		ips[n++] = r.ip;
 	}
-	return n;
+	return w->n;
 }

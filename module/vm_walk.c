@@ -5,12 +5,9 @@
  * loop bounded by the descriptor's max_frames, every frame checked to lie
  * in the VM's stack and to move down it. Bad VM data cuts the VM part with
  * a visible marker and a counter; the native walk goes on regardless.
+ * Pure code (walk.h): the host unit tests run it on fake stacks.
  */
-#include <linux/netlink.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
-#include <asm/ptrace.h>
-#include "vmstack.h"
+#include "walk.h"
 
 enum vmstack_vm_broken {
 	VMSTACK_VMB_STATE = 1,	/* no sane VM state at the activation record */
@@ -19,131 +16,37 @@ enum vmstack_vm_broken {
 	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
 };
 
-int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
-		   struct netlink_ext_ack *extack)
-{
-	const struct vmstack_vm_desc *d = desc;
-
-	if (len != sizeof(*d) || d->size != sizeof(*d) ||
-	    d->version != VMSTACK_VM_DESC_VERSION) {
-		NL_SET_ERR_MSG(extack, "VM descriptor of another version or size");
-		return -EINVAL;
-	}
-	if (d->code_start >= d->code_end || d->code_end > TASK_SIZE_MAX) {
-		NL_SET_ERR_MSG(extack, "VM code range empty or not in user space");
-		return -EINVAL;
-	}
-	if (d->flags & ~VMSTACK_VM_F_ALL) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: unknown flags");
-		return -EINVAL;
-	}
-	if (d->state_from >= __VMSTACK_VM_STATE_MAX || d->link >= __VMSTACK_VM_LINK_MAX ||
-	    d->top_reg >= __VMSTACK_VM_REG_MAX || d->pc_reg >= __VMSTACK_VM_REG_MAX ||
-	    !d->max_frames || d->max_frames > VMSTACK_VM_MAX_FRAMES) {
-		NL_SET_ERR_MSG(extack, "VM descriptor field out of range");
-		return -EINVAL;
-	}
-	/* Without a state, only rbp is known in every native frame. */
-	if (d->state_from == VMSTACK_VM_STATE_NONE && d->top_reg != VMSTACK_VM_REG_RBP) {
-		NL_SET_ERR_MSG(extack, "VM without a state: its top frame must be in rbp");
-		return -EINVAL;
-	}
-	if (d->state_from == VMSTACK_VM_STATE_GLOBAL &&
-	    (!d->state_addr || d->state_addr > TASK_SIZE_MAX - 8)) {
-		NL_SET_ERR_MSG(extack, "VM state address not in user space");
-		return -EINVAL;
-	}
-	/* A link type (link & type_mask) indexes the 32-bit type masks. */
-	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA &&
-	    (d->state_from == VMSTACK_VM_STATE_NONE ||
-	     !d->slot || d->slot > 64 || d->insn_bits > 16 || d->insn_shift > 31 ||
-	     !d->stack_max || d->stack_max > (1U << 30) || d->type_mask > 31)) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: tagged-delta link fields out of range");
-		return -EINVAL;
-	}
-	/* Compiled code has no unwind rules: the AR must lead on. */
-	if ((d->flags & VMSTACK_VM_F_JIT) &&
-	    ((d->flags & VMSTACK_VM_F_NATIVE_STEP) || d->jit_reg == VMSTACK_VM_REG_NONE ||
-	     d->jit_reg >= __VMSTACK_VM_REG_MAX || d->ar_mask >= 4096)) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: JIT fields out of range");
-		return -EINVAL;
-	}
-	/* Both drop an activation and go on from the registers it saved. */
-	if ((d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN)) &&
-	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP))) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: empty or unlinked activations need an AR and its saved registers");
-		return -EINVAL;
-	}
-	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
-	    (!d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
-	     d->ar_mask >= 4096)) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: activation chain fields out of range");
-		return -EINVAL;
-	}
-	if ((d->flags & VMSTACK_VM_F_CONT_BOTTOM) &&
-	    (d->link != VMSTACK_VM_LINK_TAGGED_DELTA || d->cont_type > d->type_mask)) {
-		NL_SET_ERR_MSG(extack, "VM descriptor: continuation bottom needs a tagged link type");
-		return -EINVAL;
-	}
-	if (s->nr_vms == VMSTACK_VM_MAX) {
-		NL_SET_ERR_MSG(extack, "too many VM descriptors in this session");
-		return -ENOSPC;
-	}
-	s->vms[s->nr_vms] = *d;
-	/* The handler reads nr_vms first: the descriptor must be in place. */
-	smp_store_release(&s->nr_vms, s->nr_vms + 1);
-	return 0;
-}
-
-static unsigned long vmstack_vm_reg(struct pt_regs *regs, u8 reg)
-{
-	switch (reg) {
-	case VMSTACK_VM_REG_RAX: return regs->ax;
-	case VMSTACK_VM_REG_RBX: return regs->bx;
-	case VMSTACK_VM_REG_RCX: return regs->cx;
-	case VMSTACK_VM_REG_RDX: return regs->dx;
-	case VMSTACK_VM_REG_RSI: return regs->si;
-	case VMSTACK_VM_REG_RDI: return regs->di;
-	case VMSTACK_VM_REG_R12: return regs->r12;
-	case VMSTACK_VM_REG_R13: return regs->r13;
-	case VMSTACK_VM_REG_R14: return regs->r14;
-	case VMSTACK_VM_REG_R15: return regs->r15;
-	case VMSTACK_VM_REG_RBP: return regs->bp;
-	}
-	return 0;
-}
-
 static bool vmstack_vm_read(void *dst, unsigned long addr, size_t len)
 {
-	return !copy_from_user_nofault(dst, (const void __user *)addr, len);
+	return vmstack_read_user(dst, addr, len);
 }
 
-static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_session *s,
+static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 						     unsigned long pc)
 {
-	/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
-	u32 i, nr = smp_load_acquire(&s->nr_vms);
+	u32 i;
 
-	for (i = 0; i < nr; i++)
-		if (pc >= s->vms[i].code_start && pc < s->vms[i].code_end)
-			return &s->vms[i];
+	for (i = 0; i < w->nr_vms; i++)
+		if (pc >= w->vms[i].code_start && pc < w->vms[i].code_end)
+			return &w->vms[i];
 	return NULL;
 }
 
-struct vmstack_vm_out {
-	u64 *ips;
-	unsigned int *n;
-	unsigned int max;
-	u16 *flags;
-};
-
-static bool vmstack_vm_emit(struct vmstack_vm_out *o, u64 word)
+/* Descriptor @d's VM word of @kind for @value. */
+static u64 vmstack_vm_word(const struct vmstack_walk *w,
+			   const struct vmstack_vm_desc *d, unsigned int kind,
+			   u64 value)
 {
-	if (*o->n == o->max) {
-		*o->flags |= VMSTACK_SF_USER_TRUNC;
+	return vmstack_vmw(kind, (unsigned int)(d - w->vms), value);
+}
+
+static bool vmstack_vm_emit(struct vmstack_walk *o, u64 word)
+{
+	if (o->n == o->max) {
+		o->flags |= VMSTACK_SF_USER_TRUNC;
 		return false;
 	}
-	o->ips[(*o->n)++] = word;
+	o->ips[o->n++] = word;
 	return true;
 }
 
@@ -154,7 +57,7 @@ static bool vmstack_vm_emit(struct vmstack_vm_out *o, u64 word)
  */
 static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
 			   unsigned long frame, unsigned long pc,
-			   struct vmstack_vm_out *o)
+			   struct vmstack_walk *o)
 {
 	unsigned long fn, kind_at, ident;
 	u8 kind, check;
@@ -179,8 +82,8 @@ static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
 	if (kind != d->kind_script) {
 		if (d->flags & VMSTACK_VM_F_NO_BUILTINS)
 			return VMSTACK_VMB_FRAME;
-		return vmstack_vm_emit(o, VMSTACK_VMF_BUILTIN |
-				       (fn & ~VMSTACK_VMF_MASK)) ? 0 : -1;
+		return vmstack_vm_emit(o, vmstack_vm_word(o, d, VMSTACK_VMW_BUILTIN,
+							  fn)) ? 0 : -1;
 	}
 	if (!vmstack_vm_read(&ident, fn + d->ident_off, sizeof(ident)))
 		return VMSTACK_VMB_READ;
@@ -192,7 +95,7 @@ static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
 	if (!pc && (d->flags & VMSTACK_VM_F_FRAME_PC) &&
 	    !vmstack_vm_read(&pc, frame + d->frame_pc_off, sizeof(pc)))
 		pc = 0;
-	return vmstack_vm_emit(o, VMSTACK_VMF_SCRIPT | (ident & ~VMSTACK_VMF_MASK)) &&
+	return vmstack_vm_emit(o, vmstack_vm_word(o, d, VMSTACK_VMW_SCRIPT, ident)) &&
 	       vmstack_vm_emit(o, pc) ? 0 : -1;
 }
 
@@ -216,7 +119,7 @@ static bool vmstack_vm_bottom(const struct vmstack_vm_desc *d, unsigned long fra
  */
 static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 			   unsigned long frame, unsigned long pc,
-			   struct vmstack_vm_out *o, struct vmstack_vm_cursor *cur)
+			   struct vmstack_walk *o, struct vmstack_vm_cursor *cur)
 {
 	bool delta = d->link == VMSTACK_VM_LINK_TAGGED_DELTA;
 	unsigned long lo = 0, link, next;
@@ -329,9 +232,10 @@ static bool vmstack_vm_state(const struct vmstack_vm_desc *d, unsigned long ar,
 	       vmstack_vm_sane(d, *state);
 }
 
-/* On to the VM's native caller, by the registers its entry saved at @ar. */
+/* The VM's native caller, by the registers its entry saved at @ar. */
 static bool vmstack_vm_caller(const struct vmstack_vm_desc *d,
-			      struct vmstack_user_regs *r, unsigned long ar)
+			      const struct vmstack_user_regs *r, unsigned long ar,
+			      struct vmstack_user_regs *caller)
 {
 	unsigned long bp, ra;
 
@@ -339,9 +243,9 @@ static bool vmstack_vm_caller(const struct vmstack_vm_desc *d,
 	    !vmstack_vm_read(&ra, ar + d->caller_ra_off, sizeof(ra)) ||
 	    ar + d->caller_sp_off <= r->sp)
 		return false;
-	r->bp = bp;
-	r->ip = ra;
-	r->sp = ar + d->caller_sp_off;
+	caller->bp = bp;
+	caller->ip = ra;
+	caller->sp = ar + d->caller_sp_off;
 	return true;
 }
 
@@ -350,20 +254,19 @@ static bool vmstack_vm_caller(const struct vmstack_vm_desc *d,
  * registers (F_JIT); *anchor and the code object *obj as found.
  */
 static const struct vmstack_vm_desc *
-vmstack_vm_jit_find(struct vmstack_session *s, unsigned long ip,
-		    struct pt_regs *regs, unsigned long *anchor, unsigned long *obj)
+vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
+		    unsigned long *anchor, unsigned long *obj)
 {
-	/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
-	u32 i, nr = smp_load_acquire(&s->nr_vms), count, size;
+	u32 i, count, size;
 	unsigned long a, table, code;
 	s32 id;
 
-	for (i = 0; i < nr; i++) {
-		const struct vmstack_vm_desc *d = &s->vms[i];
+	for (i = 0; i < w->nr_vms; i++) {
+		const struct vmstack_vm_desc *d = &w->vms[i];
 
 		if (!(d->flags & VMSTACK_VM_F_JIT))
 			continue;
-		a = vmstack_vm_reg(regs, d->jit_reg) + d->jit_anchor_adj;
+		a = w->regs[d->jit_reg] + d->jit_anchor_adj;
 		if (!vmstack_vm_read(&id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
 		    !vmstack_vm_read(&count, a + d->jit_count_off, sizeof(count)) ||
 		    (u32)id >= count ||
@@ -386,18 +289,17 @@ vmstack_vm_jit_find(struct vmstack_session *s, unsigned long ip,
  * the top the VM keeps for compiled code, then the activation's caller.
  * Compiled code keeps no frame chain: if the state fails, the stack ends.
  */
-static bool vmstack_vm_splice_jit(const struct vmstack_vm_desc *d,
-				  struct vmstack_user_regs *r, unsigned long anchor,
-				  unsigned long obj, struct vmstack_vm_cursor *cur,
-				  struct vmstack_vm_out *o)
+static enum vmstack_splice
+vmstack_vm_splice_jit(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+		      const struct vmstack_user_regs *r, unsigned long anchor,
+		      unsigned long obj, struct vmstack_vm_cursor *cur,
+		      struct vmstack_user_regs *caller)
 {
 	unsigned long state = 0, top, ar = 0;
 	int broken = 0;
 
-	/* The object stands in for the native frame: the slot is free. */
-	(*o->n)--;
-	vmstack_vm_emit(o, VMSTACK_VMF_JIT | (obj & ~VMSTACK_VMF_MASK));
-	*o->flags |= VMSTACK_SF_VM;
+	vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, obj));
+	w->flags |= VMSTACK_SF_VM;
 	cur->next_top = 0;
 	if (!vmstack_vm_read(&state, anchor + d->jit_state_off, sizeof(state)) ||
 	    !vmstack_vm_sane(d, state))
@@ -405,28 +307,31 @@ static bool vmstack_vm_splice_jit(const struct vmstack_vm_desc *d,
 	else if (!vmstack_vm_read(&top, anchor + d->jit_top_off, sizeof(top)))
 		broken = VMSTACK_VMB_READ;
 	else
-		broken = vmstack_vm_walk(d, state, top + d->top_adj, 0, o, cur);
+		broken = vmstack_vm_walk(d, state, top + d->top_adj, 0, w, cur);
 	if (broken != VMSTACK_VMB_STATE &&
 	    !vmstack_vm_read(&ar, state + d->state_ar_off, sizeof(ar)) && !broken)
 		broken = VMSTACK_VMB_READ;
 	if (broken) {
-		vmstack_vm_emit(o, VMSTACK_VMF_BROKEN | broken);
-		*o->flags |= VMSTACK_SF_VM_BROKEN;
+		vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, broken));
+		w->flags |= VMSTACK_SF_VM_BROKEN;
 	}
-	if (!ar || !vmstack_vm_caller(d, r, ar & ~d->ar_mask))
-		r->ip = 0;
-	return true;
+	if (!ar || !vmstack_vm_caller(d, r, ar & ~d->ar_mask, caller))
+		caller->ip = 0;
+	return VMSTACK_SPLICE_CALLER;
 }
 
-bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
-		       struct pt_regs *regs, bool at_leaf, bool no_rules,
-		       struct vmstack_vm_cursor *cur, u64 *ips, unsigned int *n,
-		       unsigned int max, u16 *flags)
+/*
+ * The merge rule, all of it: what stands for the native frame @r (the
+ * sampled one if @at_leaf) in the stack, and where unwinding goes on.
+ */
+enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
+				      const struct vmstack_user_regs *r,
+				      bool at_leaf, bool no_rules,
+				      struct vmstack_vm_cursor *cur,
+				      struct vmstack_user_regs *caller)
 {
-	const struct vmstack_vm_desc *d = vmstack_vm_find(s, r->ip);
-	struct vmstack_vm_out o = { ips, n, max, flags };
+	const struct vmstack_vm_desc *d = vmstack_vm_find(w, r->ip);
 	unsigned long ar, state = 0, top, pc = 0, anchor, obj = 0;
-	struct pt_regs *leaf = at_leaf ? regs : NULL;
 	unsigned int n0;
 	int broken = 0;
 
@@ -438,46 +343,43 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 	 * stack ends there as it would have anyway.
 	 */
 	if (!d && no_rules)
-		d = vmstack_vm_jit_find(s, r->ip, regs, &anchor, &obj);
+		d = vmstack_vm_jit_find(w, r->ip, &anchor, &obj);
 	if (!d)
-		return false;
+		return VMSTACK_SPLICE_NONE;
 	if (obj)
-		return vmstack_vm_splice_jit(d, r, anchor, obj, cur, &o);
+		return vmstack_vm_splice_jit(w, d, r, anchor, obj, cur, caller);
 	ar = r->sp + d->ar_off;
 	if (d->state_from == VMSTACK_VM_STATE_AR) {
 		/* A helper leaves the VM's registers (top frame, PC) alone. */
-		if (!vmstack_vm_state(d, ar, &state) && leaf && d->ar_leaf_off)
+		if (!vmstack_vm_state(d, ar, &state) && at_leaf && d->ar_leaf_off)
 			ar = r->sp + d->ar_leaf_off;
 		if (!vmstack_vm_state(d, ar, &state))
 			broken = VMSTACK_VMB_STATE;
 		else if (vmstack_vm_empty(d, ar) || !vmstack_vm_linked(d, state, ar))
-			goto caller;
+			goto empty;
 	} else if (d->state_from == VMSTACK_VM_STATE_GLOBAL) {
 		if (!vmstack_vm_read(&state, d->state_addr, sizeof(state)) ||
 		    !vmstack_vm_sane(d, state))
 			broken = VMSTACK_VMB_STATE;
 	}
-	/* The VM's frames stand in for its native frame. */
-	(*n)--;
-	n0 = *n;
-	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (leaf && d->top_reg))) {
-		top = d->top_reg == VMSTACK_VM_REG_RBP ? r->bp :
-		      vmstack_vm_reg(leaf, d->top_reg);
+	n0 = w->n;
+	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (at_leaf && d->top_reg))) {
+		top = d->top_reg == VMSTACK_VM_REG_RBP ? r->bp : w->regs[d->top_reg];
 		top += d->top_adj;
-		if (leaf && d->pc_reg)
-			pc = vmstack_vm_reg(leaf, d->pc_reg);
+		if (at_leaf && d->pc_reg)
+			pc = w->regs[d->pc_reg];
 		cur->next_top = 0;
 		/*
 		 * The register holds the top frame most of the time, not
 		 * always (it is also scratch): if its walk fails, start over
 		 * from the state's own, possibly older, top.
 		 */
-		broken = vmstack_vm_walk(d, state, top, pc, &o, cur);
+		broken = vmstack_vm_walk(d, state, top, pc, w, cur);
 		if (!broken)
-			goto native_caller;
+			goto shown;
 		if (d->state_from != VMSTACK_VM_STATE_NONE) {
 			broken = 0;
-			*n = n0;
+			w->n = n0;
 			pc = 0;
 		}
 	}
@@ -492,31 +394,27 @@ bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
 	}
 	cur->next_top = 0;
 	if (!broken)
-		broken = vmstack_vm_walk(d, state, top, pc, &o, cur);
+		broken = vmstack_vm_walk(d, state, top, pc, w, cur);
 	if (broken) {
-		vmstack_vm_emit(&o, VMSTACK_VMF_BROKEN | broken);
-		*flags |= VMSTACK_SF_VM_BROKEN;
+		vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, broken));
+		w->flags |= VMSTACK_SF_VM_BROKEN;
 	}
+	/* No state: the native frame stays, after the marker. */
 	if (broken == VMSTACK_VMB_STATE)
-		goto native;
-native_caller:
-	*flags |= VMSTACK_SF_VM;
+		return VMSTACK_SPLICE_NATIVE;
+shown:
+	w->flags |= VMSTACK_SF_VM;
 	/* A VM in plain C: its own unwind rules lead to its caller. */
 	if (d->flags & VMSTACK_VM_F_NATIVE_STEP)
-		return false;
-	if (vmstack_vm_caller(d, r, ar))
-		return true;
-	goto native;
+		return VMSTACK_SPLICE_STEP;
+	if (vmstack_vm_caller(d, r, ar, caller))
+		return VMSTACK_SPLICE_CALLER;
+	/* No way back from the VM's entry: keep its native frame. */
+	return VMSTACK_SPLICE_NATIVE;
 
-caller:
+empty:
 	/* An activation without VM frames: its native frame goes too. */
-	if (!vmstack_vm_caller(d, r, ar))
-		return false;
-	(*n)--;
-	return true;
-
-native:
-	/* Keep the native frame; the native unwinder steps over it. */
-	vmstack_vm_emit(&o, r->ip);
-	return false;
+	if (vmstack_vm_caller(d, r, ar, caller))
+		return VMSTACK_SPLICE_CALLER;
+	return VMSTACK_SPLICE_NATIVE;
 }

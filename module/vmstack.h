@@ -6,8 +6,10 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/netlink.h>
 #include <asm/local64.h>
 #include <linux/vmstack.h>
+#include "walk.h"
 
 #define VMSTACK_VERSION "0.1.0"
 
@@ -27,17 +29,15 @@ struct vmstack_ring {
 };
 
 struct vmstack_cpu_stats {
-	local64_t taken;
-	local64_t written;
-	local64_t dropped;
-	local64_t user_faults;
-	local64_t truncated;
-	local64_t bad_tail;
-	local64_t handler_ns;
-	local64_t frames;
-	local64_t vm_errors;
+	/* Indexed by VMSTACK_COUNTER(VMSTACK_CS_A_*): the uapi enum is the table. */
+	local64_t counter[VMSTACK_NR_COUNTERS];
 	u64 hist[VMSTACK_HIST_BUCKETS];	/* only this CPU's handler writes */
 };
+
+static inline void vmstack_count(struct vmstack_cpu_stats *st, int attr, u64 v)
+{
+	local64_add(v, &st->counter[VMSTACK_COUNTER(attr)]);
+}
 
 /* Per-CPU state of a session, touched only by the handler on that CPU. */
 struct vmstack_cpu {
@@ -56,9 +56,6 @@ struct vmstack_session_cfg {
 	u32 ring_pages;
 	bool paused;
 };
-
-struct vmstack_uw_set;
-struct vmstack_uw_table;
 
 /* One chunk of an unwind table, as VMSTACK_CMD_UNWIND_ADD carries it. */
 struct vmstack_uw_chunk {
@@ -90,10 +87,17 @@ struct vmstack_session {
 	u32 nr_vms;
 };
 
-/* The user registers an unwinder step works on. */
-struct vmstack_user_regs {
-	unsigned long ip, sp, bp;
-};
+/*
+ * An extended-ack message chosen at run time: NL_SET_ERR_MSG() takes only
+ * a literal. @msg must outlive the request (a string constant).
+ */
+static inline void vmstack_set_err(struct netlink_ext_ack *extack,
+				   const char *msg)
+{
+	do_trace_netlink_extack(msg);
+	if (extack)
+		extack->_msg = msg;
+}
 
 /* session.c */
 extern struct mutex vmstack_sessions_lock;
@@ -104,46 +108,21 @@ struct vmstack_session *vmstack_session_find(u32 id);
 void vmstack_session_stop(struct vmstack_session *s);
 void vmstack_session_resume(struct vmstack_session *s);
 u32 vmstack_nr_sessions(void);
+int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
+		   struct netlink_ext_ack *extack);
 
 /* sample.c */
 struct perf_sample_data;
 void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs);
 
-/* unwind_kernel.c, unwind_user.c: return the number of frames stored */
+/* unwind_kernel.c: returns the number of frames stored */
 unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 				   unsigned int max, u16 *flags);
-unsigned int vmstack_unwind_user(struct vmstack_session *s,
-				 struct pt_regs *regs, u64 *ips,
-				 unsigned int max, u16 *flags);
-
-/* vm_walk.c */
-/* What one VM activation's walk tells the next, within one sample. */
-struct vmstack_vm_cursor {
-	unsigned long state;
-	unsigned long next_top;
-};
-
-int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
-		   struct netlink_ext_ack *extack);
-/*
- * If @r is a native frame of a VM (r->ip in its code, or in code it
- * compiled), replace ips[*n - 1] by that activation's VM frames and move
- * @r to the VM's native caller. @regs: the sampled registers; @at_leaf:
- * @r is the sampled frame; @no_rules: r->ip has no unwind rules (only
- * then can it be compiled code). Returns true if it moved @r; false to
- * let the native unwinder step.
- */
-bool vmstack_vm_splice(struct vmstack_session *s, struct vmstack_user_regs *r,
-		       struct pt_regs *regs, bool at_leaf, bool no_rules,
-		       struct vmstack_vm_cursor *cur, u64 *ips, unsigned int *n,
-		       unsigned int max, u16 *flags);
 
 /* unwind_table.c */
 int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		   struct netlink_ext_ack *extack);
-const struct vmstack_uw_row *vmstack_uw_lookup(struct vmstack_session *s,
-					       unsigned long pc);
 void vmstack_uw_free(struct vmstack_session *s);
 
 /* ring.c */

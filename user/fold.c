@@ -7,14 +7,6 @@
 
 #define NAME_LEN 256
 
-static int is_vm(uint64_t w)
-{
-	uint64_t tag = w & VMSTACK_VMF_MASK;
-
-	return tag == VMSTACK_VMF_SCRIPT || tag == VMSTACK_VMF_BUILTIN ||
-	       tag == VMSTACK_VMF_BROKEN || tag == VMSTACK_VMF_JIT;
-}
-
 /* The user frames of @s, named, root first; VM words become VM frames. */
 static int user_frames(struct vmstack_symbolizer *sym,
 		       const struct vmstack_stack *s, int in_kernel,
@@ -24,10 +16,10 @@ static int user_frames(struct vmstack_symbolizer *sym,
 	int k, n = 0, lo, hi;
 
 	for (k = 0; k < s->nr_user; k++, n++) {
-		if (is_vm(u[k])) {
+		if (vmstack_is_vmw(u[k])) {
 			frames[n] = vmstack_symbolize_vm(sym, u[k], bufs[n], NAME_LEN);
 			/* A script frame's PC word follows it. */
-			if ((u[k] & VMSTACK_VMF_MASK) == VMSTACK_VMF_SCRIPT)
+			if (vmstack_vmw_kind(u[k]) == VMSTACK_VMW_SCRIPT)
 				k++;
 		} else {
 			/* In the kernel, the user PC is the return from it. */

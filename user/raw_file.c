@@ -7,7 +7,8 @@
 #include "raw_file.h"
 #include "util.h"
 
-#define RAW_MAGIC "VMSTACK-RAW 2\n"
+/* 3: VM words of ABI 2 (the descriptor's index, 57-bit values). */
+#define RAW_MAGIC "VMSTACK-RAW 3\n"
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec)
@@ -61,7 +62,14 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (!fgets(line, sizeof(line), f) || strcmp(line, RAW_MAGIC) ||
+	if (fgets(line, sizeof(line), f) && !strncmp(line, "VMSTACK-RAW ", 12) &&
+	    strcmp(line, RAW_MAGIC)) {
+		fclose(f);
+		snprintf(err, len, "a raw recording of another vmstack version (%.*s, this one reads %.*s): record it again",
+			 (int)strcspn(line, "\n"), line, (int)strlen(RAW_MAGIC) - 1, RAW_MAGIC);
+		return -1;
+	}
+	if (strcmp(line, RAW_MAGIC) ||
 	    fscanf(f, "pid %d\n", &raw->pid) != 1 ||
 	    !fgets(line, sizeof(line), f) || strncmp(line, "comm ", 5) ||
 	    fscanf(f, "maps %zu\n", &nmaps) != 1) {
@@ -85,9 +93,6 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		unsigned long long ident = strtoull(line, &name, 16);
 
 		name[strcspn(name, "\n")] = 0;
-		/* Recordings before compiled-code frames kept script identities bare. */
-		if (!(ident & VMSTACK_VMF_MASK))
-			ident |= VMSTACK_VMF_SCRIPT;
 		vmstack_symbolizer_add_vm_name(raw->sym, ident, name + (*name == ' '));
 	}
 	if (i < nvm || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {

@@ -3,7 +3,7 @@
  * Raw recordings: the samples exactly as the rings held them, plus what is
  * needed to name them later (pid, process name, every mapping seen).
  * Text header, then the records:
- *   VMSTACK-RAW 2\n pid PID\n comm NAME\n maps N\n <N /proc/PID/maps lines>
+ *   VMSTACK-RAW 3\n pid PID\n comm NAME\n maps N\n <N /proc/PID/maps lines>
  *   vmnames M\n <M lines "IDENTITY(hex) NAME" of VM functions>
  *   records\n <struct vmstack_rec_sample ...> to the end of the file
  */

@@ -432,7 +432,8 @@ static int add_vm(struct recording *r, const struct vmstack_vm_desc *d,
 	size_t len = strlen(r->vm_label);
 	char msg[256];
 
-	if (vmstack_nl_vm_add(r->nl, r->sess.session_id, d, msg, sizeof(msg))) {
+	if (vmstack_nl_vm_add(r->nl, r->sess.session_id, d, sizeof(*d), msg,
+			      sizeof(msg))) {
 		fprintf(stderr, TOOL ": VM %s: descriptor refused: %s\n", label, msg);
 		return -1;
 	}
@@ -584,13 +585,14 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	/* VM objects may be freed soon: name new VM functions now. */
 	if (rec->hdr.flags & VMSTACK_SF_VM)
 		for (i = rec->nr_kernel; i < (unsigned)rec->nr_kernel + rec->nr_user; i++) {
-			uint64_t tag = rec->ips[i] & VMSTACK_VMF_MASK;
+			unsigned int kind = vmstack_is_vmw(rec->ips[i]) ?
+					    vmstack_vmw_kind(rec->ips[i]) : 0;
 
-			if (tag == VMSTACK_VMF_SCRIPT || tag == VMSTACK_VMF_BUILTIN ||
-			    tag == VMSTACK_VMF_JIT)
+			if (kind == VMSTACK_VMW_SCRIPT || kind == VMSTACK_VMW_BUILTIN ||
+			    kind == VMSTACK_VMW_JIT)
 				vmstack_symbolizer_note_vm(r->sym, rec->ips[i]);
 			/* A script frame's PC word follows it. */
-			if (tag == VMSTACK_VMF_SCRIPT)
+			if (kind == VMSTACK_VMW_SCRIPT)
 				i++;
 		}
 	vmstack_stacks_add(&r->stacks, rec);
@@ -615,23 +617,15 @@ static void sum_counts(struct vmstack_nl *nl, struct recording *r,
 		       struct vmstack_cpu_counts *sum, uint64_t *hist)
 {
 	struct vmstack_cpu_counts *c = xcalloc(r->sess.nr_cpus, sizeof(*c));
-	unsigned i, n = 0;
+	unsigned i, k, n = 0;
 	char msg[256];
 
 	memset(sum, 0, sizeof(*sum));
 	if (!vmstack_nl_session_stats(nl, r->sess.session_id, c, r->sess.nr_cpus,
 				      &n, hist, msg, sizeof(msg))) {
-		for (i = 0; i < n; i++) {
-			sum->taken += c[i].taken;
-			sum->written += c[i].written;
-			sum->dropped += c[i].dropped;
-			sum->user_faults += c[i].user_faults;
-			sum->truncated += c[i].truncated;
-			sum->bad_tail += c[i].bad_tail;
-			sum->handler_ns += c[i].handler_ns;
-			sum->frames += c[i].frames;
-			sum->vm_errors += c[i].vm_errors;
-		}
+		for (i = 0; i < n; i++)
+			for (k = 0; k < VMSTACK_NR_COUNTERS; k++)
+				sum->v[k] += c[i].v[k];
 	}
 	free(c);
 }
@@ -678,8 +672,9 @@ static uint64_t hist_quantile(const uint64_t *hist, double q)
 
 static void print_cost(const struct vmstack_cpu_counts *c, const uint64_t *hist)
 {
-	double mean = c->taken ? (double)c->handler_ns / c->taken : 0;
-	double fps = c->written ? (double)c->frames / c->written : 0;
+	uint64_t taken = VMSTACK_CNT(c, TAKEN), written = VMSTACK_CNT(c, WRITTEN);
+	double mean = taken ? (double)VMSTACK_CNT(c, HANDLER_NS) / taken : 0;
+	double fps = written ? (double)VMSTACK_CNT(c, FRAMES) / written : 0;
 
 	fprintf(stderr, TOOL ": handler: p50 %" PRIu64 " ns, p99 %" PRIu64
 		" ns, mean %.0f ns; %.1f frames/sample, %.1f ns/frame\n",
@@ -693,7 +688,7 @@ static void status_line(struct vmstack_nl *nl, struct recording *r)
 
 	sum_counts(nl, r, &c, NULL);
 	fprintf(stderr, "\r" TOOL ": %" PRIu64 " samples, %" PRIu64 " lost   ",
-		r->stacks.samples, c.dropped);
+		r->stacks.samples, VMSTACK_CNT(&c, DROPPED));
 }
 
 int main(int argc, char **argv)
@@ -702,6 +697,7 @@ int main(int argc, char **argv)
 	struct vmstack_symbolizer *sym;
 	static uint64_t hist[VMSTACK_HIST_BUCKETS];
 	struct vmstack_cpu_counts c;
+	uint64_t taken, dropped;
 	struct recording r = { 0 };
 	struct vmstack_nl *nl;
 	struct command cmd = { .pid = -1 };
@@ -860,19 +856,21 @@ int main(int argc, char **argv)
 		err = -1;
 	}
 
+	taken = VMSTACK_CNT(&c, TAKEN);
+	dropped = VMSTACK_CNT(&c, DROPPED);
 	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
-		r.stacks.samples, c.dropped,
-		c.taken ? 100.0 * c.dropped / c.taken : 0.0, r.stacks.n);
+		r.stacks.samples, dropped, taken ? 100.0 * dropped / taken : 0.0,
+		r.stacks.n);
 	if (r.nr_vms)
 		fprintf(stderr, "; VM frames merged (%s), %" PRIu64 " VM stacks cut by bad VM data",
-			r.vm_label, c.vm_errors);
-	if (c.user_faults || c.truncated)
+			r.vm_label, VMSTACK_CNT(&c, VM_ERRORS));
+	if (VMSTACK_CNT(&c, USER_FAULTS) || VMSTACK_CNT(&c, TRUNCATED))
 		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64 " by --max-depth",
-			c.user_faults, c.truncated);
+			VMSTACK_CNT(&c, USER_FAULTS), VMSTACK_CNT(&c, TRUNCATED));
 	fprintf(stderr, "\n");
-	if (c.taken && 100.0 * c.dropped / c.taken > LOSS_WARN_PERCENT)
+	if (taken && 100.0 * dropped / taken > LOSS_WARN_PERCENT)
 		fprintf(stderr, TOOL ": warning: %.1f%% of samples lost: raise --ring-pages or lower -F\n",
-			100.0 * c.dropped / c.taken);
+			100.0 * dropped / taken);
 	if (o.stats) {
 		print_cost(&c, hist);
 		fprintf(stderr, TOOL ": unwind rules: %zu mappings, %zu rows, %" PRIu64

@@ -323,7 +323,7 @@ static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident,
 
 void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t word)
 {
-	uint64_t tag = word & VMSTACK_VMF_MASK;
+	unsigned int kind = vmstack_vmw_kind(word);
 	char name[256];
 
 	if (!s->vm_namer ||
@@ -331,8 +331,8 @@ void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t word)
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
 	if (s->vm_namer(s->pid, word, name, sizeof(name)))
-		snprintf(name, sizeof(name), "%s", tag == VMSTACK_VMF_SCRIPT ? "[unreadable]" :
-			 tag == VMSTACK_VMF_JIT ? "[jit]" : "[builtin]");
+		snprintf(name, sizeof(name), "%s", kind == VMSTACK_VMW_SCRIPT ? "[unreadable]" :
+			 kind == VMSTACK_VMW_JIT ? "[jit]" : "[builtin]");
 	vm_name_put(s, word, name);
 }
 
@@ -363,22 +363,22 @@ int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
 const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
 				 char *buf, size_t len)
 {
-	uint64_t v = word & ~VMSTACK_VMF_MASK;
+	uint64_t v = vmstack_vmw_value(word);
 	const char *name = NULL;
 
 	if (s->vm_nslots)
 		name = s->vm_names[vm_slot(s, word)].name;
-	switch (word & VMSTACK_VMF_MASK) {
-	case VMSTACK_VMF_SCRIPT:
+	switch (vmstack_vmw_kind(word)) {
+	case VMSTACK_VMW_SCRIPT:
 		if (name)
 			snprintf(buf, len, "%s_[vm]", name);
 		else
 			snprintf(buf, len, "0x%" PRIx64 "_[vm]", v);
 		break;
-	case VMSTACK_VMF_BUILTIN:
+	case VMSTACK_VMW_BUILTIN:
 		snprintf(buf, len, "%s_[vm]", name ? name : "[builtin]");
 		break;
-	case VMSTACK_VMF_JIT:
+	case VMSTACK_VMW_JIT:
 		/* Compiled code, marked as perf marks JIT frames. */
 		snprintf(buf, len, "%s_[j]", name ? name : "[jit]");
 		break;

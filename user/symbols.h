@@ -79,7 +79,7 @@ void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
 void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path);
 /*
  * VM frames: names of the tagged words of VM frames (a script identity,
- * a builtin function, a compiled code object: VMSTACK_VMF_* | value),
+ * a builtin function, a compiled code object: VM words of the uapi header),
  * read from the live target by the VM's namer the first time a word is
  * seen, then cached. A namer returns -1 for words it cannot name.
  */
@@ -93,7 +93,7 @@ void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s);
 int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
 				      FILE *f);
-/* The name of a tagged VM word of a sample (VMSTACK_VMF_*). */
+/* The name of a VM word of a sample (vmstack_is_vmw()). */
 const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
 				 char *buf, size_t len);
 /* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */

@@ -40,6 +40,14 @@ static const struct field fields[] = {
 	F(ar_mask, 0), F(ar_prev_off, 1), F(ar_chain_max, 0),
 };
 
+/* Fields renamed since texts were first written: the old keys still work. */
+static const struct {
+	const char *old, *now;
+} aliases[] = {
+	{ "jit_ar_off", "state_ar_off" },
+	{ "jit_ar_mask", "ar_mask" },
+};
+
 struct word {
 	const char *name;
 	unsigned int value;
@@ -162,6 +170,9 @@ static int parse_line(char *key, char *val, struct vmstack_vm_text *t)
 		}
 		return 0;
 	}
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(key, aliases[i].old))
+			key = (char *)aliases[i].now;
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!strcmp(key, fields[i].key))
 			return parse_int(val, &fields[i], d);
@@ -203,16 +214,14 @@ int vmstack_vm_text_parse(const char *text, struct vmstack_vm_text *out,
 			unsigned long v = strtoul(val, NULL, 10);
 
 			/* Version 3 only added fields: a version 2 text is one. */
-			if (in || v < 2 || v > VMSTACK_VM_DESC_VERSION) {
+			if (in || v < 2 || v > VMSTACK_VM_TEXT_VERSION) {
 				snprintf(err, errlen, "line %d: expected 'vmstack-vm %d'%s",
-					 lineno, VMSTACK_VM_DESC_VERSION,
+					 lineno, VMSTACK_VM_TEXT_VERSION,
 					 in ? " after 'end'" : "");
 				goto fail;
 			}
 			memset(&cur, 0, sizeof(cur));
 			snprintf(cur.name, sizeof(cur.name), "vm");
-			cur.desc.version = VMSTACK_VM_DESC_VERSION;
-			cur.desc.size = sizeof(cur.desc);
 			in = 1;
 		} else if (!in) {
 			snprintf(err, errlen, "line %d: '%s' outside a 'vmstack-vm' block",
@@ -237,11 +246,11 @@ fail:
 int vmstack_cstring_name(int pid, uint64_t word, char *buf, size_t len)
 {
 	struct iovec local = { buf, len - 1 };
-	struct iovec remote = { (void *)(uintptr_t)(word & ~VMSTACK_VMF_MASK), len - 1 };
+	struct iovec remote = { (void *)(uintptr_t)vmstack_vmw_value(word), len - 1 };
 	ssize_t n;
 
 	/* Builtins and compiled code of a custom VM have no names to read. */
-	if ((word & VMSTACK_VMF_MASK) != VMSTACK_VMF_SCRIPT)
+	if (vmstack_vmw_kind(word) != VMSTACK_VMW_SCRIPT)
 		return -1;
 	/* A read may stop at the end of a mapping: what came is enough. */
 	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);

@@ -11,6 +11,12 @@
 #include <stdint.h>
 #include <linux/vmstack.h>
 
+/*
+ * The text format's version: "vmstack-vm 3" opens a block. Version 2
+ * blocks are read too (3 only added keys).
+ */
+#define VMSTACK_VM_TEXT_VERSION	3
+
 /* How user space names a script frame's identity. */
 enum vmstack_vm_namer_kind {
 	VMSTACK_NAMER_CSTRING,	/* the identity is the address of its name */

@@ -162,8 +162,6 @@ int vmstack_lua54_describe(const struct vmstack_map *m,
 	if (start < lo || end > lo + (m->end - m->start))
 		return -1;	/* another mapping of the file holds the code */
 	memset(d, 0, sizeof(*d));
-	d->version = VMSTACK_VM_DESC_VERSION;
-	d->size = sizeof(*d);
 	d->code_start = m->start + (start - lo);
 	d->code_end = m->start + (end - lo);
 	d->state_from = VMSTACK_VM_STATE_NONE;
@@ -191,12 +189,12 @@ int vmstack_lua54_describe(const struct vmstack_map *m,
 
 int vmstack_lua54_name(int pid, uint64_t word, char *buf, size_t len)
 {
-	uint64_t proto = word & ~VMSTACK_VMF_MASK, src, slen = 0;
+	uint64_t proto = vmstack_vmw_value(word), src, slen = 0;
 	uint8_t tt, shr;
 	int32_t first;
 	char name[200];
 
-	if ((word & VMSTACK_VMF_MASK) != VMSTACK_VMF_SCRIPT)
+	if (vmstack_vmw_kind(word) != VMSTACK_VMW_SCRIPT)
 		return -1;
 	if (read_target(pid, proto + LUA54_P_SOURCE, &src, 8) ||
 	    read_target(pid, proto + LUA54_P_LINEDEFINED, &first, 4))

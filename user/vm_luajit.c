@@ -113,8 +113,6 @@ int vmstack_luajit_describe(const struct vmstack_map *m,
 	if (i + 1 >= cfi->n)
 		return -1;
 	memset(d, 0, sizeof(*d));
-	d->version = VMSTACK_VM_DESC_VERSION;
-	d->size = sizeof(*d);
 	d->code_start = m->start + (cfi->rows[i].vaddr - lo);
 	d->code_end = m->start + (cfi->rows[i + 1].vaddr - lo);
 	/* In the interpreter rsp is the C frame (cframe); lua_State at +0x10. */
@@ -261,16 +259,16 @@ static int luajit_trace_name(int pid, uint64_t trace, char *buf, size_t len)
 
 int vmstack_luajit_name(int pid, uint64_t word, char *buf, size_t len)
 {
-	uint64_t v = word & ~VMSTACK_VMF_MASK;
+	uint64_t v = vmstack_vmw_value(word);
 	const char *ff;
 	uint8_t ffid;
 
-	switch (word & VMSTACK_VMF_MASK) {
-	case VMSTACK_VMF_SCRIPT:
+	switch (vmstack_vmw_kind(word)) {
+	case VMSTACK_VMW_SCRIPT:
 		return luajit_proto_name(pid, v, -1, buf, len);
-	case VMSTACK_VMF_JIT:
+	case VMSTACK_VMW_JIT:
 		return luajit_trace_name(pid, v, buf, len);
-	case VMSTACK_VMF_BUILTIN:
+	case VMSTACK_VMW_BUILTIN:
 		if (read_target(pid, v + 0x0a, &ffid, 1))	/* GCfuncC.ffid */
 			return -1;
 		ff = vmstack_luajit_ffid_name(ffid);

@@ -23,8 +23,8 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc == 2 && !strcmp(argv[1], "--version")) {
-		printf("vmstack %s (ABI %d)\n", VMSTACK_TOOL_VERSION,
-		       VMSTACK_ABI_VERSION);
+		printf("vmstack %s (ABI %d.%d)\n", VMSTACK_TOOL_VERSION,
+		       VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
 		return 0;
 	}
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -44,9 +44,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmstack: %s\n", msg);
 		return 1;
 	}
-	printf("module: vmstack %s\nabi: %u%s\nsessions: %u\n",
-	       st.module_version, st.abi_version,
-	       st.abi_version == VMSTACK_ABI_VERSION ? "" : " (this tool: mismatch)",
+	printf("module: vmstack %s\nabi: %u.%u%s\nsessions: %u\n",
+	       st.module_version, st.abi_major, st.abi_minor,
+	       st.abi_major == VMSTACK_ABI_MAJOR ? "" : " (this tool: mismatch)",
 	       st.nr_sessions);
-	return st.abi_version == VMSTACK_ABI_VERSION ? 0 : 1;
+	return st.abi_major == VMSTACK_ABI_MAJOR ? 0 : 1;
 }

@@ -32,7 +32,8 @@ struct vmstack_req {
 };
 
 static struct nla_policy vmstack_reply_policy[VMSTACK_A_MAX + 1] = {
-	[VMSTACK_A_ABI_VERSION] = { .type = NLA_U32 },
+	[VMSTACK_A_ABI_MAJOR] = { .type = NLA_U32 },
+	[VMSTACK_A_ABI_MINOR] = { .type = NLA_U32 },
 	[VMSTACK_A_MODULE_VERSION] = { .type = NLA_STRING },
 	[VMSTACK_A_NR_SESSIONS] = { .type = NLA_U32 },
 	[VMSTACK_A_SESSION_ID] = { .type = NLA_U32 },
@@ -202,9 +203,12 @@ static int parse_status(struct nlattr **tb, void *arg)
 {
 	struct vmstack_status *st = arg;
 
-	if (!tb[VMSTACK_A_ABI_VERSION])
+	if (!tb[VMSTACK_A_ABI_MAJOR])
 		return -EPROTO;
-	st->abi_version = nla_get_u32(tb[VMSTACK_A_ABI_VERSION]);
+	st->abi_major = nla_get_u32(tb[VMSTACK_A_ABI_MAJOR]);
+	/* ABI 1 had no minor: it reads as 1.0, which a major refuses anyway. */
+	if (tb[VMSTACK_A_ABI_MINOR])
+		st->abi_minor = nla_get_u32(tb[VMSTACK_A_ABI_MINOR]);
 	if (tb[VMSTACK_A_NR_SESSIONS])
 		st->nr_sessions = nla_get_u32(tb[VMSTACK_A_NR_SESSIONS]);
 	if (tb[VMSTACK_A_MODULE_VERSION])
@@ -236,10 +240,11 @@ int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len)
 	if (err)
 		return err;
 	err = vmstack_nl_status(*nlp, &st, err_msg, len);
-	if (!err && st.abi_version != VMSTACK_ABI_VERSION) {
+	if (!err && st.abi_major != VMSTACK_ABI_MAJOR) {
 		snprintf(why, sizeof(why),
-			 "vmstack.ko %s speaks ABI %u but this tool speaks ABI %u: load the module built with this tool",
-			 st.module_version, st.abi_version, VMSTACK_ABI_VERSION);
+			 "vmstack.ko %s speaks ABI %u.%u but this tool speaks ABI %u.%u: load the module built with this tool",
+			 st.module_version, st.abi_major, st.abi_minor,
+			 VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
 		set_msg(err_msg, len, "%s", why);
 		err = -EPROTO;
 	}
@@ -330,25 +335,17 @@ static uint64_t get_u64(struct nlattr **tb, int attr)
 
 static int parse_stats(struct nlattr **tb, void *arg)
 {
-	static struct nla_policy cs_policy[VMSTACK_CS_A_MAX + 1] = {
-		[VMSTACK_CS_A_CPU] = { .type = NLA_U32 },
-		[VMSTACK_CS_A_TAKEN] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_WRITTEN] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_DROPPED] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_USER_FAULTS] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_TRUNCATED] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_BAD_TAIL] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_HANDLER_NS] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_FRAMES] = { .type = NLA_U64 },
-		[VMSTACK_CS_A_VM_ERRORS] = { .type = NLA_U64 },
-	};
+	static struct nla_policy cs_policy[VMSTACK_CS_A_MAX + 1];
 	struct nlattr *cs[VMSTACK_CS_A_MAX + 1];
 	struct stats_out *out = arg;
 	struct vmstack_cpu_counts *c;
 	struct nlattr *pos;
-	unsigned cpu;
+	unsigned cpu, i;
 	int rem;
 
+	cs_policy[VMSTACK_CS_A_CPU].type = NLA_U32;
+	for (i = VMSTACK_CS_A_FIRST_COUNTER; i <= VMSTACK_CS_A_MAX; i++)
+		cs_policy[i].type = NLA_U64;
 	if (!tb[VMSTACK_A_STATS])
 		return -EPROTO;
 	nla_for_each_nested(pos, tb[VMSTACK_A_STATS], rem) {
@@ -360,15 +357,8 @@ static int parse_stats(struct nlattr **tb, void *arg)
 		if (cpu >= out->max)
 			continue;
 		c = &out->counts[cpu];
-		c->taken = get_u64(cs, VMSTACK_CS_A_TAKEN);
-		c->written = get_u64(cs, VMSTACK_CS_A_WRITTEN);
-		c->dropped = get_u64(cs, VMSTACK_CS_A_DROPPED);
-		c->user_faults = get_u64(cs, VMSTACK_CS_A_USER_FAULTS);
-		c->truncated = get_u64(cs, VMSTACK_CS_A_TRUNCATED);
-		c->bad_tail = get_u64(cs, VMSTACK_CS_A_BAD_TAIL);
-		c->handler_ns = get_u64(cs, VMSTACK_CS_A_HANDLER_NS);
-		c->frames = get_u64(cs, VMSTACK_CS_A_FRAMES);
-		c->vm_errors = get_u64(cs, VMSTACK_CS_A_VM_ERRORS);
+		for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
+			c->v[i] = get_u64(cs, VMSTACK_CS_A_FIRST_COUNTER + i);
 		if (cpu + 1 > out->nr)
 			out->nr = cpu + 1;
 	}
@@ -446,9 +436,8 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 	return err;
 }
 
-int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id,
-		      const struct vmstack_vm_desc *desc, char *err_msg,
-		      size_t len)
+int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
+		      size_t desc_len, char *err_msg, size_t len)
 {
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
 	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_VM_ADD);
@@ -456,7 +445,7 @@ int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id,
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id) ||
-	    nla_put(msg, VMSTACK_A_VM_DESC, sizeof(*desc), desc)) {
+	    nla_put(msg, VMSTACK_A_VM_DESC, (int)desc_len, desc)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

@@ -10,7 +10,7 @@
 struct vmstack_nl;
 
 struct vmstack_status {
-	uint32_t abi_version;
+	uint32_t abi_major, abi_minor;
 	uint32_t nr_sessions;
 	char module_version[32];
 };
@@ -32,10 +32,12 @@ struct vmstack_started {
 	uint32_t ring_pages;
 };
 
+/* One CPU's counters, by VMSTACK_COUNTER(VMSTACK_CS_A_*). */
 struct vmstack_cpu_counts {
-	uint64_t taken, written, dropped, user_faults, truncated, bad_tail;
-	uint64_t handler_ns, frames, vm_errors;
+	uint64_t v[VMSTACK_NR_COUNTERS];
 };
+/* The counter VMSTACK_CS_A_<name> of counts @c. */
+#define VMSTACK_CNT(c, name)	((c)->v[VMSTACK_COUNTER(VMSTACK_CS_A_##name)])
 
 /*
  * Every call returns 0 or a negative errno; on failure err_msg (if not
@@ -74,8 +76,8 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 
-int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id,
-		      const struct vmstack_vm_desc *desc, char *err_msg,
-		      size_t len);
+/* A descriptor of @desc_len bytes (sizeof(struct vmstack_vm_desc) but in tests). */
+int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
+		      size_t desc_len, char *err_msg, size_t len);
 
 #endif

@@ -2,6 +2,6 @@
 . tests/guest/lib.sh
 out=$(vmstack status) || fail "vmstack status failed"
 echo "$out"
-echo "$out" | grep -q '^abi: 1$' || fail "unexpected ABI line"
+echo "$out" | grep -q '^abi: 2\.0$' || fail "unexpected ABI line"
 echo "$out" | grep -q '^sessions: 0$' || fail "sessions should be 0"
-vmstack --version | grep -q 'ABI 1' || fail "--version"
+vmstack --version | grep -q 'ABI 2\.0' || fail "--version"

@@ -84,10 +84,13 @@ static int hold(int pid, double secs, unsigned pages, unsigned freq, int drain)
 	}
 	for (i = 0; i < n; i++) {
 		printf("cpu %u: taken %llu written %llu dropped %llu bad_tail %llu\n", i,
-		       (unsigned long long)c[i].taken, (unsigned long long)c[i].written,
-		       (unsigned long long)c[i].dropped, (unsigned long long)c[i].bad_tail);
-		bad |= c[i].taken != c[i].written + c[i].dropped;
-		written += c[i].written;
+		       (unsigned long long)VMSTACK_CNT(&c[i], TAKEN),
+		       (unsigned long long)VMSTACK_CNT(&c[i], WRITTEN),
+		       (unsigned long long)VMSTACK_CNT(&c[i], DROPPED),
+		       (unsigned long long)VMSTACK_CNT(&c[i], BAD_TAIL));
+		bad |= VMSTACK_CNT(&c[i], TAKEN) !=
+		       VMSTACK_CNT(&c[i], WRITTEN) + VMSTACK_CNT(&c[i], DROPPED);
+		written += VMSTACK_CNT(&c[i], WRITTEN);
 	}
 	printf("read %lu written %lu\n", read, written);
 	if (drain && read != written)
@@ -294,8 +297,6 @@ static void random_jit(struct vmstack_vm_desc *d)
 static void random_desc(struct vmstack_vm_desc *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->version = rand() % 20 ? VMSTACK_VM_DESC_VERSION : (uint32_t)rand();
-	d->size = rand() % 20 ? sizeof(*d) : (uint32_t)rand() % 256;
 	/* All of user space is "VM code": every frame gets walked. */
 	d->code_start = rand() % 10 ? 0x1000 : (uint64_t)rand() << 12;
 	d->code_end = rand() % 10 ? 0x7ffffffff000ULL : (uint64_t)rand() << 16;
@@ -355,6 +356,33 @@ static void random_desc(struct vmstack_vm_desc *d)
 		random_jit(d);
 }
 
+/* A descriptor with room behind it, as a newer tool would send. */
+struct long_desc {
+	struct vmstack_vm_desc desc;
+	unsigned char tail[64];
+};
+
+/*
+ * Mostly the struct as it is; sometimes cut short (an older tool: refused
+ * below the 2.0 size), or longer with a tail of zeros (a newer tool not
+ * using its additions: taken) or not (refused).
+ */
+static size_t random_len(struct long_desc *d)
+{
+	int pick = rand() % 20;
+
+	memset(d->tail, 0, sizeof(d->tail));
+	if (pick == 0)
+		return (size_t)rand() % sizeof(d->desc);
+	if (pick == 1)
+		return sizeof(d->desc) + 8 * (1 + rand() % 8);
+	if (pick == 2) {
+		d->tail[rand() % sizeof(d->tail)] = (unsigned char)(1 + rand() % 255);
+		return sizeof(*d);
+	}
+	return sizeof(d->desc);
+}
+
 static int vmfuzz(int pid, double secs, unsigned seed)
 {
 	struct vmstack_start_req req = { .pid = pid, .freq = 2000,
@@ -363,7 +391,7 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 	unsigned long sessions = 0, accepted = 0, refused = 0, samples = 0;
 	struct vmstack_cpu_counts c[64];
 	uint64_t vm_errors = 0;
-	struct vmstack_vm_desc d;
+	struct long_desc d;
 	struct vmstack_started s;
 	struct vmstack_ring_view v[64];
 	struct vmstack_nl *nl;
@@ -383,8 +411,9 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 			return 2;
 		}
 		for (k = 0; k < 6; k++) {
-			random_desc(&d);
-			if (vmstack_nl_vm_add(nl, s.session_id, &d, msg, sizeof(msg)))
+			random_desc(&d.desc);
+			if (vmstack_nl_vm_add(nl, s.session_id, &d, random_len(&d),
+					      msg, sizeof(msg)))
 				refused++;
 			else
 				accepted++;
@@ -404,7 +433,7 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 		if (!vmstack_nl_session_stats(nl, s.session_id, c, 64, &n, NULL,
 					      msg, sizeof(msg)))
 			for (i = 0; i < n; i++)
-				vm_errors += c[i].vm_errors;
+				vm_errors += VMSTACK_CNT(&c[i], VM_ERRORS);
 		munmap(area, size);
 		close(s.fd);
 	}

@@ -24,6 +24,7 @@ void symbols_tests(void);
 void output_tests(void);
 void hist_raw_tests(void);
 void vm_tests(void);
+void walk_tests(void);
 
 int main(void)
 {
@@ -33,5 +34,6 @@ int main(void)
 	output_tests();
 	hist_raw_tests();
 	vm_tests();
+	walk_tests();
 	return 0;
 }

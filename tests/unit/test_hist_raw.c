@@ -40,7 +40,8 @@ UNIT_TEST(raw_file_round_trip)
 	int i, fd;
 
 	CHECK(vmstack_symbolizer_refresh(sym) > 0);
-	vmstack_symbolizer_add_vm_name(sym, VMSTACK_VMF_SCRIPT | 0x1234, "app.lua:10");
+	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234),
+				       "app.lua:10");
 	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
 	r.rec.hdr.size = sizeof(r);
 	r.rec.nr_user = 2;
@@ -56,15 +57,21 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(raw.pid == 1234 && !strcmp(raw.comm, "my prog"));
 	CHECK(raw.records.len == 100 * sizeof(r));
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
-	CHECK(!strcmp(vmstack_symbolize_vm(raw.sym, VMSTACK_VMF_SCRIPT | 0x1234,
+	CHECK(!strcmp(vmstack_symbolize_vm(raw.sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234),
 					   msg, sizeof(msg)), "app.lua:10_[vm]"));
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 2\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 3\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));
+	/* An older format is named, not misread. */
+	f = fopen(path, "w");
+	fputs("VMSTACK-RAW 2\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
+	fclose(f);
+	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "another vmstack version"));
 	unlink(path);
 	free(buf.data);
 	vmstack_symbolizer_free(sym);

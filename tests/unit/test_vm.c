@@ -63,13 +63,11 @@ UNIT_TEST(vm_text_parse)
 	CHECK(t[0].desc.state_addr == 4096 && t[0].desc.top_adj == -16);
 	CHECK(t[0].desc.flags == (VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FRAME_PC));
 	CHECK(t[0].desc.max_frames == 9);
-	CHECK(t[0].desc.version == VMSTACK_VM_DESC_VERSION &&
-	      t[0].desc.size == sizeof(struct vmstack_vm_desc));
 	/* Version 3 adds compiled code, continuation bottoms, activation chains. */
 	CHECK(vmstack_vm_text_parse("vmstack-vm 3\njit_reg r14\njit_anchor_adj -3968\n"
 				    "flags jit,cont_bottom,ar_empty,ar_chain\nar_empty_off 8\n"
 				    "cont_type 2\ncont_off -24\n"
-				    "cont_val 1\nar_mask 3\nar_prev_off 0x20\n"
+				    "cont_val 1\njit_ar_mask 3\nar_prev_off 0x20\n"
 				    "ar_chain_max 64\nend\n", t, 4, err, sizeof(err)) == 1);
 	CHECK(t[0].desc.jit_reg == VMSTACK_VM_REG_R14 && t[0].desc.jit_anchor_adj == -0xf80);
 	CHECK(t[0].desc.flags == (VMSTACK_VM_F_JIT | VMSTACK_VM_F_CONT_BOTTOM |

@@ -6,8 +6,23 @@
  * come back through per-CPU ring buffers mapped from the session file
  * descriptor that VMSTACK_CMD_SESSION_START installs in the caller.
  *
- * VMSTACK_ABI_VERSION changes whenever anything in this file changes
- * incompatibly; the tools refuse to talk to a module of another version.
+ * Versions: VMSTACK_ABI_MAJOR changes when anything in this file changes
+ * incompatibly (the tools refuse a module of another major);
+ * VMSTACK_ABI_MINOR when something is added that an older peer can do
+ * without: a new attribute, command, counter, sample flag, or descriptor
+ * field at the end (a module takes descriptors from VMSTACK_VM_DESC_MIN_SIZE
+ * bytes on and refuses a longer one whose unknown tail is not zero). A
+ * tool may use an addition only when GET_STATUS reports a minor that has it.
+ *
+ * History:
+ *   1    one number for everything; the VM descriptor went through three
+ *        incompatible layouts under it (a version field inside).
+ *   2.0  major/minor; VM descriptors taken by length, no version/size
+ *        fields; VM words carry the descriptor's index and 57-bit values
+ *        (5-level paging); one attribute policy per command (attributes of
+ *        another command are refused, not ignored); GENL header and flags
+ *        checked; per-CPU counters numbered from VMSTACK_CS_A_FIRST_COUNTER;
+ *        defaults defined here.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -15,8 +30,9 @@
 #include <linux/types.h>
 
 #define VMSTACK_GENL_NAME	"vmstack"
-#define VMSTACK_GENL_VERSION	1
-#define VMSTACK_ABI_VERSION	1
+#define VMSTACK_GENL_VERSION	2	/* the family's; the ABI numbers are below */
+#define VMSTACK_ABI_MAJOR	2
+#define VMSTACK_ABI_MINOR	0
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -25,19 +41,30 @@
 #define VMSTACK_MIN_RING_PAGES	4	/* data pages per CPU, a power of 2 */
 #define VMSTACK_MAX_RING_PAGES	4096
 
+/* What SESSION_START takes when an attribute is left out. */
+#define VMSTACK_DEFAULT_FREQ		999
+#define VMSTACK_DEFAULT_MAX_DEPTH	128
+#define VMSTACK_DEFAULT_RING_PAGES	64
+
 /*
  * Commands. The attribute tree of each request and reply:
  *
+ * Each command accepts only the attributes listed for its request; any
+ * other is refused (extended ack: "Unsupported attribute"), as are a
+ * non-zero genlmsghdr.reserved and nlmsg flags other than REQUEST, ACK
+ * and ECHO.
+ *
  * VMSTACK_CMD_GET_STATUS (no privilege needed)
  *   request: -
- *   reply:   ABI_VERSION, MODULE_VERSION, NR_SESSIONS
+ *   reply:   ABI_MAJOR, ABI_MINOR, MODULE_VERSION, NR_SESSIONS
  *
  * VMSTACK_CMD_SESSION_START (CAP_PERFMON or CAP_SYS_ADMIN in the initial
  * user namespace)
  *   request: PID (required; in the caller's PID namespace; a thread ID
  *            selects its whole process), FREQ, EVENT, STACKS, MAX_DEPTH,
- *            RING_PAGES, PAUSED (flag: sample only after SESSION_RESUME,
- *            so unwind rules can be uploaded first)
+ *            RING_PAGES (VMSTACK_DEFAULT_* when left out), PAUSED (flag:
+ *            sample only after SESSION_RESUME, so unwind rules can be
+ *            uploaded first)
  *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES
  *   The session lives as long as SESSION_FD is open: closing it (or the
  *   caller's exit) stops sampling and frees everything.
@@ -45,18 +72,21 @@
  * VMSTACK_CMD_SESSION_STATS (same privilege)
  *   request: SESSION_ID
  *   reply:   SESSION_ID, STATS (nested: one CPU_STATS per possible CPU,
- *            nested: CPU, TAKEN, WRITTEN, DROPPED, USER_FAULTS,
- *            TRUNCATED, BAD_TAIL, HANDLER_NS, FRAMES), HANDLER_HIST (all
- *            CPUs together)
+ *            nested: CPU and every counter of enum vmstack_cpu_stats_attr),
+ *            HANDLER_HIST (all CPUs together)
  *
  * VMSTACK_CMD_SESSION_STOP (same privilege)
  *   request: SESSION_ID
  *   Stops sampling; the fd stays valid so the rings can be drained.
  *
  * VMSTACK_CMD_VM_ADD (same privilege)
- *   request: SESSION_ID, VM_DESC (struct vmstack_vm_desc)
+ *   request: SESSION_ID, VM_DESC (struct vmstack_vm_desc, from
+ *            VMSTACK_VM_DESC_MIN_SIZE to VMSTACK_VM_DESC_MAX_SIZE bytes:
+ *            fields past its end are 0, bytes past the module's struct
+ *            must be 0)
  *   Describes a VM in the target whose frames are merged into its stacks.
- *   Every offset and bound is validated; at most VMSTACK_VM_MAX per session.
+ *   Every offset and bound is validated; at most VMSTACK_VM_MAX per
+ *   session. The n-th descriptor accepted (from 0) is VM n in VM words.
  *
  * VMSTACK_CMD_SESSION_RESUME (same privilege)
  *   request: SESSION_ID
@@ -87,7 +117,7 @@ enum vmstack_cmd {
 
 enum vmstack_attr {
 	VMSTACK_A_UNSPEC,
-	VMSTACK_A_ABI_VERSION,		/* u32 */
+	VMSTACK_A_ABI_MAJOR,		/* u32 */
 	VMSTACK_A_MODULE_VERSION,	/* string */
 	VMSTACK_A_NR_SESSIONS,		/* u32 */
 	VMSTACK_A_PID,			/* u32 */
@@ -110,6 +140,7 @@ enum vmstack_attr {
 	VMSTACK_A_UW_FIRST,		/* u32 */
 	VMSTACK_A_PAUSED,		/* flag */
 	VMSTACK_A_VM_DESC,		/* binary: struct vmstack_vm_desc */
+	VMSTACK_A_ABI_MINOR,		/* u32 */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
@@ -122,25 +153,31 @@ enum vmstack_stats_attr {
 #define VMSTACK_STATS_A_MAX (__VMSTACK_STATS_A_MAX - 1)
 
 /*
- * Per-CPU counters. For every CPU: TAKEN = WRITTEN + DROPPED, where TAKEN
- * counts the samples that hit the target process.
+ * Per-CPU counters, a u64 attribute each, numbered from
+ * VMSTACK_CS_A_FIRST_COUNTER on (new ones go at the end: a minor
+ * addition). For every CPU: TAKEN = WRITTEN + DROPPED, where TAKEN counts
+ * the samples that hit the target process.
  */
 enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_UNSPEC,
 	VMSTACK_CS_A_CPU,		/* u32 */
-	VMSTACK_CS_A_TAKEN,		/* u64 */
-	VMSTACK_CS_A_WRITTEN,		/* u64 */
-	VMSTACK_CS_A_DROPPED,		/* u64: ring full, or a nested sample */
-	VMSTACK_CS_A_USER_FAULTS,	/* u64: a user stack read failed */
-	VMSTACK_CS_A_TRUNCATED,		/* u64: a stack hit the depth cap */
-	VMSTACK_CS_A_BAD_TAIL,		/* u64: reader wrote an impossible tail */
 	VMSTACK_CS_A_PAD,
-	VMSTACK_CS_A_HANDLER_NS,	/* u64: time in the handler, target samples */
-	VMSTACK_CS_A_FRAMES,		/* u64: frames stored (kernel + user) */
-	VMSTACK_CS_A_VM_ERRORS,		/* u64: VM stacks cut by bad VM data */
+	VMSTACK_CS_A_TAKEN,
+	VMSTACK_CS_A_WRITTEN,
+	VMSTACK_CS_A_DROPPED,		/* ring full, or a nested sample */
+	VMSTACK_CS_A_USER_FAULTS,	/* a user stack read failed */
+	VMSTACK_CS_A_TRUNCATED,		/* a stack hit the depth cap */
+	VMSTACK_CS_A_BAD_TAIL,		/* reader wrote an impossible tail */
+	VMSTACK_CS_A_HANDLER_NS,	/* time in the handler, target samples */
+	VMSTACK_CS_A_FRAMES,		/* frames stored (kernel + user) */
+	VMSTACK_CS_A_VM_ERRORS,		/* VM stacks cut by bad VM data */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
+#define VMSTACK_CS_A_FIRST_COUNTER	VMSTACK_CS_A_TAKEN
+#define VMSTACK_NR_COUNTERS	(__VMSTACK_CS_A_MAX - VMSTACK_CS_A_FIRST_COUNTER)
+/* A counter's index in arrays of VMSTACK_NR_COUNTERS, from its attribute. */
+#define VMSTACK_COUNTER(attr)	((attr) - VMSTACK_CS_A_FIRST_COUNTER)
 
 /*
  * Handler time histogram: bucket b counts samples whose handler took t ns
@@ -198,7 +235,8 @@ struct vmstack_ring_ctl {
 	__u64 tail;		/* written by the reader */
 	__u64 data_size;	/* bytes of data, a power of 2 */
 	__u32 cpu;
-	__u32 abi_version;
+	__u16 abi_major;
+	__u16 abi_minor;
 };
 
 enum vmstack_rec_type {
@@ -248,7 +286,6 @@ struct vmstack_uw_row {
  *
  * Addresses: absolute, in the target. Offsets: bytes, signed.
  */
-#define VMSTACK_VM_DESC_VERSION	3
 #define VMSTACK_VM_MAX		4	/* descriptors per session */
 #define VMSTACK_VM_MAX_FRAMES	256	/* VM frames per activation, at most */
 
@@ -346,8 +383,6 @@ enum vmstack_vm_reg {
 #define VMSTACK_VM_AR_CHAIN_MAX		64
 
 struct vmstack_vm_desc {
-	__u32 version;		/* VMSTACK_VM_DESC_VERSION */
-	__u32 size;		/* sizeof(struct vmstack_vm_desc) */
 	__u64 code_start, code_end;
 	__u32 flags;		/* VMSTACK_VM_F_* */
 	__u8 state_from;	/* enum vmstack_vm_state */
@@ -423,7 +458,7 @@ struct vmstack_vm_desc {
 	 * state is *(A + jit_state_off), the top frame *(A + jit_top_off) +
 	 * top_adj, and the activation record *(state + state_ar_off) with the
 	 * bits of ar_mask cleared (also F_AR_CHAIN's first link). O is shown
-	 * as a VMSTACK_VMF_JIT frame.
+	 * as a VMSTACK_VMW_JIT frame.
 	 * jit_reg is taken as sampled, and tried at the sampled frame and at
 	 * any frame without unwind rules: code the compiled code called keeps
 	 * a callee-saved register unless it uses it, and the lookup proves it.
@@ -441,18 +476,64 @@ struct vmstack_vm_desc {
 	__u32 ar_chain_max;	/* F_AR_CHAIN: 1..VMSTACK_VM_AR_CHAIN_MAX */
 	__u64 ar_mask;		/* < 4096 */
 	__u64 cont_val;		/* F_CONT_BOTTOM */
+	/* ABI 2.0 ends here; new fields go below (a minor addition). */
 };
+/* What a module of ABI 2.0 takes: the struct up to cont_val. */
+#define VMSTACK_VM_DESC_MIN_SIZE	224
+#define VMSTACK_VM_DESC_MAX_SIZE	1024
 
 /*
- * VM frames inside the user part of ips[]: a word VMSTACK_VMF_* | value,
- * then (for script frames) a word holding the frame's PC in the VM (0 when
- * unknown). Tagged words are never user addresses (not canonical).
+ * VM frames inside the user part of ips[]: VM words, which are never user
+ * addresses (bits 63..62 are 01: not canonical with 4- or 5-level paging;
+ * the module stores no return address that is not a user address).
+ *   bits 63..62  01
+ *   bits 61..59  the kind (enum vmstack_vmw_kind)
+ *   bits 58..57  the VM: index of its descriptor in the session (VM_ADD
+ *                order, from 0)
+ *   bits 56..0   the value: a script's identity, a builtin function, a
+ *                compiled code object, or why the VM part was cut
+ * A SCRIPT word is followed by a word holding the frame's PC in the VM (0
+ * when unknown).
  */
-#define VMSTACK_VMF_MASK	0xffff000000000000ULL
-#define VMSTACK_VMF_SCRIPT	0x5a51000000000000ULL	/* | identity; PC follows */
-#define VMSTACK_VMF_BUILTIN	0x5a52000000000000ULL	/* | function */
-#define VMSTACK_VMF_BROKEN	0x5a53000000000000ULL	/* | reason: VM part cut */
-#define VMSTACK_VMF_JIT		0x5a54000000000000ULL	/* | compiled code object */
+enum vmstack_vmw_kind {
+	VMSTACK_VMW_SCRIPT = 1,	/* | identity; PC follows */
+	VMSTACK_VMW_BUILTIN,	/* | function */
+	VMSTACK_VMW_BROKEN,	/* | reason: the VM part is cut here */
+	VMSTACK_VMW_JIT,	/* | compiled code object */
+};
+
+#define VMSTACK_VMW_TAG		(1ULL << 62)
+#define VMSTACK_VMW_TAG_MASK	(3ULL << 62)
+#define VMSTACK_VMW_KIND_SHIFT	59
+#define VMSTACK_VMW_VM_SHIFT	57
+#define VMSTACK_VMW_VALUE_MASK	((1ULL << VMSTACK_VMW_VM_SHIFT) - 1)
+
+static inline __u64 vmstack_vmw(unsigned int kind, unsigned int vm, __u64 value)
+{
+	return VMSTACK_VMW_TAG | (__u64)(kind & 7) << VMSTACK_VMW_KIND_SHIFT |
+	       (__u64)(vm & 3) << VMSTACK_VMW_VM_SHIFT |
+	       (value & VMSTACK_VMW_VALUE_MASK);
+}
+
+static inline int vmstack_is_vmw(__u64 word)
+{
+	return (word & VMSTACK_VMW_TAG_MASK) == VMSTACK_VMW_TAG;
+}
+
+static inline unsigned int vmstack_vmw_kind(__u64 word)
+{
+	return (unsigned int)(word >> VMSTACK_VMW_KIND_SHIFT) & 7;
+}
+
+static inline unsigned int vmstack_vmw_vm(__u64 word)
+{
+	return (unsigned int)(word >> VMSTACK_VMW_VM_SHIFT) & 3;
+}
+
+static inline __u64 vmstack_vmw_value(__u64 word)
+{
+	return word & VMSTACK_VMW_VALUE_MASK;
+}
 
 /* Sample flags. */
 #define VMSTACK_SF_KERNEL_TRUNC	(1U << 0)	/* kernel stack hit the cap */

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unwind rows: the check a table passes before it is published, and the
+ * lookup the sample handler makes. Pure code (walk.h).
+ */
+#include "walk.h"
+
+const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t)
+{
+	const struct vmstack_uw_row *r;
+	u64 span = t->end - t->start;
+	u32 i;
+
+	for (i = 0; i < t->nrows; i++) {
+		r = &t->rows[i];
+		if ((i && r->start <= t->rows[i - 1].start) || r->start >= span)
+			return "unwind rows not sorted or past the mapping";
+		if (r->cfa >= __VMSTACK_UW_MAX || r->rbp > VMSTACK_UW_RBP_SAVED)
+			return "unknown unwind rule kind";
+		/* A CFA below the stack pointer cannot be a caller's frame. */
+		if (r->cfa == VMSTACK_UW_CFA_RSP && r->cfa_off < 8)
+			return "unwind rule with CFA below rsp + 8";
+	}
+	return NULL;
+}
+
+const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
+					       unsigned long pc)
+{
+	const struct vmstack_uw_table *t = NULL;
+	u32 lo = 0, hi, off;
+
+	if (!set)
+		return NULL;
+	hi = set->nr;
+	while (lo < hi) {		/* the last mapping starting at or below pc */
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (set->maps[mid]->start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= set->maps[lo - 1]->end)
+		return NULL;
+	t = set->maps[lo - 1];
+	off = pc - t->start;
+	lo = 0;
+	hi = t->nrows;
+	while (lo < hi) {		/* the last row starting at or below off */
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rows[lo - 1] : NULL;
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The check a VM descriptor passes before a session takes it: every field
+ * the handler uses is in range, and the combinations it relies on hold.
+ * Pure code (walk.h): the host unit tests feed it descriptors.
+ */
+#include "walk.h"
+
+const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
+{
+	if (d->code_start >= d->code_end || d->code_end > VMSTACK_USER_MAX)
+		return "VM code range empty or not in user space";
+	if (d->flags & ~VMSTACK_VM_F_ALL)
+		return "VM descriptor: unknown flags";
+	if (d->state_from >= __VMSTACK_VM_STATE_MAX || d->link >= __VMSTACK_VM_LINK_MAX ||
+	    d->top_reg >= __VMSTACK_VM_REG_MAX || d->pc_reg >= __VMSTACK_VM_REG_MAX ||
+	    !d->max_frames || d->max_frames > VMSTACK_VM_MAX_FRAMES)
+		return "VM descriptor field out of range";
+	/* Without a state, only rbp is known in every native frame. */
+	if (d->state_from == VMSTACK_VM_STATE_NONE && d->top_reg != VMSTACK_VM_REG_RBP)
+		return "VM without a state: its top frame must be in rbp";
+	if (d->state_from == VMSTACK_VM_STATE_GLOBAL &&
+	    (!d->state_addr || d->state_addr > VMSTACK_USER_MAX - 8))
+		return "VM state address not in user space";
+	/* A link type (link & type_mask) indexes the 32-bit type masks. */
+	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA &&
+	    (d->state_from == VMSTACK_VM_STATE_NONE ||
+	     !d->slot || d->slot > 64 || d->insn_bits > 16 || d->insn_shift > 31 ||
+	     !d->stack_max || d->stack_max > (1U << 30) || d->type_mask > 31))
+		return "VM descriptor: tagged-delta link fields out of range";
+	/* Compiled code has no unwind rules: the AR must lead on. */
+	if ((d->flags & VMSTACK_VM_F_JIT) &&
+	    ((d->flags & VMSTACK_VM_F_NATIVE_STEP) || d->jit_reg == VMSTACK_VM_REG_NONE ||
+	     d->jit_reg >= __VMSTACK_VM_REG_MAX || d->ar_mask >= 4096))
+		return "VM descriptor: JIT fields out of range";
+	/* Both drop an activation and go on from the registers it saved. */
+	if ((d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN)) &&
+	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP)))
+		return "VM descriptor: empty or unlinked activations need an AR and its saved registers";
+	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
+	    (!d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
+	     d->ar_mask >= 4096))
+		return "VM descriptor: activation chain fields out of range";
+	if ((d->flags & VMSTACK_VM_F_CONT_BOTTOM) &&
+	    (d->link != VMSTACK_VM_LINK_TAGGED_DELTA || d->cont_type > d->type_mask))
+		return "VM descriptor: continuation bottom needs a tagged link type";
+	return NULL;
+}

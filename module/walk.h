@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-stack walk as pure code: native steps (unwind rules, signal
+ * frames, frame pointers), VM frames and the merge rule. It reads the
+ * target only through vmstack_read_user(), which the environment supplies:
+ * in the module a nofault user copy, in the host unit tests a fake address
+ * space (tests/unit/walk_host.h). The binding is made at build time, not
+ * through a function pointer: an indirect call per read would cost a
+ * retpoline in the sample handler. Nothing here sleeps, allocates or locks.
+ */
+#ifndef _VMSTACK_WALK_H
+#define _VMSTACK_WALK_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/uaccess.h>
+
+/* The end of user space (4- or 5-level paging alike). */
+#define VMSTACK_USER_MAX	TASK_SIZE_MAX
+
+static __always_inline bool vmstack_read_user(void *dst, unsigned long addr,
+					      size_t len)
+{
+	return !copy_from_user_nofault(dst, (const void __user *)addr, len);
+}
+#else
+#include "walk_host.h"
+#endif
+#include <linux/vmstack.h>
+
+/* One mapping's unwind rows, sorted by start (an offset in the mapping). */
+struct vmstack_uw_table {
+	struct list_head node;		/* in the session's list (unwind_table.c) */
+	u64 start, end;
+	u32 nrows;
+	struct vmstack_uw_row rows[];
+};
+
+/* The tables in force, sorted by start and disjoint; published with RCU. */
+struct vmstack_uw_set {
+	struct rcu_head rcu;
+	u32 nr;
+	struct vmstack_uw_table *maps[];
+};
+
+/* The rule in force at @pc, or NULL (uw_rows.c). */
+const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
+					       unsigned long pc);
+/* NULL if @t's rows are usable, else why not. */
+const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t);
+
+/* NULL if @d may be used, else why not (vm_check.c). */
+const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d);
+
+/* The registers a native step moves. */
+struct vmstack_user_regs {
+	unsigned long ip, sp, bp;
+};
+
+/* One user walk: what it may use, and what it stores. */
+struct vmstack_walk {
+	const struct vmstack_uw_set *rules;	/* NULL: frame pointers only */
+	const struct vmstack_vm_desc *vms;	/* complete descriptors */
+	u32 nr_vms;
+	/* The sampled user registers, by enum vmstack_vm_reg ([0] is 0). */
+	unsigned long regs[__VMSTACK_VM_REG_MAX];
+	unsigned long ip, sp;			/* sampled; bp is regs[RBP] */
+	u64 *ips;
+	unsigned int n, max;
+	u16 flags;				/* VMSTACK_SF_* */
+};
+
+/* Walk from the sampled registers; returns the number of words stored. */
+unsigned int vmstack_walk_user(struct vmstack_walk *w);
+
+/* What one VM activation's walk tells the next, within one sample. */
+struct vmstack_vm_cursor {
+	unsigned long state;
+	unsigned long next_top;
+};
+
+/* What stands for one native frame in the stack, and how the walk goes on. */
+enum vmstack_splice {
+	/* Not a VM's frame: the native frame is shown, then a native step. */
+	VMSTACK_SPLICE_NONE,
+	/* A VM's frame kept as it is (after any cut marker): a native step. */
+	VMSTACK_SPLICE_NATIVE,
+	/* VM frames shown instead; a native step over it (F_NATIVE_STEP). */
+	VMSTACK_SPLICE_STEP,
+	/*
+	 * VM frames, if any, shown instead; the walk goes on at *caller,
+	 * the VM's native caller (ip 0: nowhere, the stack ends).
+	 */
+	VMSTACK_SPLICE_CALLER,
+};
+
+/*
+ * The merge rule (vm_walk.c): if @r is a native frame of a VM (r->ip in
+ * its code, or in code it compiled), store that activation's VM frames
+ * and say how to go on. @at_leaf: @r is the sampled frame, whose sampled
+ * registers (w->regs) may be used; @no_rules: r->ip has no unwind rules
+ * (only then can it be compiled code).
+ */
+enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
+				      const struct vmstack_user_regs *r,
+				      bool at_leaf, bool no_rules,
+				      struct vmstack_vm_cursor *cur,
+				      struct vmstack_user_regs *caller);
+
+#endif /* _VMSTACK_WALK_H */

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_mem.h"
+#include "unit.h"
+#include "walk_host.h"
+
+#define MAX_REGIONS 8
+
+static struct {
+	uint64_t base;
+	size_t len;
+	unsigned char *bytes;
+} regions[MAX_REGIONS];
+static int nregions;
+static unsigned long reads;
+
+void fake_mem_reset(void)
+{
+	int i;
+
+	for (i = 0; i < nregions; i++)
+		free(regions[i].bytes);
+	nregions = 0;
+	reads = 0;
+}
+
+void fake_mem_map(uint64_t base, size_t len)
+{
+	if (nregions == MAX_REGIONS)
+		abort();
+	regions[nregions].base = base;
+	regions[nregions].len = len;
+	regions[nregions].bytes = calloc(1, len);
+	if (!regions[nregions].bytes)
+		abort();
+	nregions++;
+}
+
+static unsigned char *at(uint64_t addr, size_t len)
+{
+	int i;
+
+	for (i = 0; i < nregions; i++)
+		if (addr >= regions[i].base && len <= regions[i].len &&
+		    addr - regions[i].base <= regions[i].len - len)
+			return regions[i].bytes + (addr - regions[i].base);
+	return NULL;
+}
+
+static void put(uint64_t addr, const void *v, size_t len)
+{
+	unsigned char *p = at(addr, len);
+
+	/* A test that writes outside its regions is itself wrong. */
+	CHECK(p != NULL);
+	if (p)
+		memcpy(p, v, len);
+}
+
+void fake_put64(uint64_t addr, uint64_t v) { put(addr, &v, 8); }
+void fake_put32(uint64_t addr, uint32_t v) { put(addr, &v, 4); }
+void fake_put16(uint64_t addr, uint16_t v) { put(addr, &v, 2); }
+void fake_put8(uint64_t addr, uint8_t v) { put(addr, &v, 1); }
+unsigned long fake_mem_reads(void) { return reads; }
+
+bool vmstack_read_user(void *dst, unsigned long addr, size_t len)
+{
+	unsigned char *p = at(addr, len);
+
+	reads++;
+	if (!p)
+		return false;
+	memcpy(dst, p, len);
+	return true;
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's user-stack walker (module/unwind_user.c, vm_walk.c,
+ * uw_rows.c, vm_check.c), built for the host and run on fake stacks:
+ * frame-pointer chains, unwind rules, loops, faults, the depth cap, VM
+ * frames linked by pointers, and activations without VM frames.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_mem.h"
+#include "unit.h"
+#include "walk.h"
+
+#define STACK	0x7ff000000000UL	/* a native stack */
+#define HEAP	0x10000000UL		/* VM states, frames, functions */
+#define VM_LO	0x400000UL		/* the interpreter's code */
+#define VM_HI	0x401000UL
+#define MAIN_RA	0x500100UL		/* native code, no memory needed */
+
+static u64 ips[600];
+
+static struct vmstack_walk walk_from(unsigned long ip, unsigned long sp,
+				     unsigned long bp)
+{
+	struct vmstack_walk w = { .ips = ips, .max = 64, .ip = ip, .sp = sp };
+
+	memset(ips, 0, sizeof(ips));
+	w.regs[VMSTACK_VM_REG_RBP] = bp;
+	return w;
+}
+
+static void mem_setup(void)
+{
+	fake_mem_reset();
+	fake_mem_map(STACK, 0x10000);
+	fake_mem_map(HEAP, 0x10000);
+}
+
+/* A frame-pointer frame at @bp: saved rbp, return address. */
+static void fp_frame(unsigned long bp, unsigned long saved, unsigned long ra)
+{
+	fake_put64(bp, saved);
+	fake_put64(bp + 8, ra);
+}
+
+UNIT_TEST(walk_fp_chain)
+{
+	struct vmstack_walk w;
+
+	mem_setup();
+	fp_frame(STACK + 0x200, STACK + 0x300, 0x500010);
+	fp_frame(STACK + 0x300, STACK + 0x400, 0x500020);
+	fp_frame(STACK + 0x400, 0, 0x500030);
+	w = walk_from(0x500000, STACK + 0x100, STACK + 0x200);
+	CHECK(vmstack_walk_user(&w) == 4);
+	CHECK(ips[0] == 0x500000 && ips[1] == 0x500010 && ips[2] == 0x500020 &&
+	      ips[3] == 0x500030);
+	CHECK(w.flags == 0);
+}
+
+/* A frame that names itself as its caller, and one in unmapped memory. */
+UNIT_TEST(walk_fp_loop_and_fault)
+{
+	struct vmstack_walk w;
+
+	mem_setup();
+	fp_frame(STACK + 0x200, STACK + 0x200, 0x500010);
+	w = walk_from(0x500000, STACK + 0x100, STACK + 0x200);
+	CHECK(vmstack_walk_user(&w) == 1);
+	CHECK(w.flags == VMSTACK_SF_USER_BROKEN);
+	w = walk_from(0x500000, STACK + 0x100, STACK + 0x100000);
+	CHECK(vmstack_walk_user(&w) == 1);
+	CHECK(w.flags == VMSTACK_SF_USER_FAULT);
+	/* Below the stack pointer: not a caller's frame. */
+	w = walk_from(0x500000, STACK + 0x100, STACK + 0x80);
+	CHECK(vmstack_walk_user(&w) == 1);
+	CHECK(w.flags == VMSTACK_SF_USER_BROKEN);
+}
+
+UNIT_TEST(walk_depth_cap)
+{
+	struct vmstack_walk w;
+	int i;
+
+	mem_setup();
+	for (i = 0; i < 100; i++)
+		fp_frame(STACK + 0x100 + 16 * i, STACK + 0x100 + 16 * (i + 1), 0x500000 + i);
+	w = walk_from(0x500000, STACK, STACK + 0x100);
+	w.max = 10;
+	CHECK(vmstack_walk_user(&w) == 10);
+	CHECK(w.flags == VMSTACK_SF_USER_TRUNC);
+}
+
+/* One mapping [0x500000, 0x501000) whose code keeps no frame pointer. */
+static struct vmstack_uw_set *rules_rsp16(void)
+{
+	struct vmstack_uw_table *t = calloc(1, sizeof(*t) + sizeof(t->rows[0]));
+	struct vmstack_uw_set *set = calloc(1, sizeof(*set) + sizeof(set->maps[0]));
+
+	t->start = 0x500000;
+	t->end = 0x501000;
+	t->nrows = 1;
+	t->rows[0] = (struct vmstack_uw_row){ .start = 0, .cfa_off = 16,
+		.cfa = VMSTACK_UW_CFA_RSP, .rbp = VMSTACK_UW_RBP_SAME };
+	set->nr = 1;
+	set->maps[0] = t;
+	return set;
+}
+
+static void rules_free(struct vmstack_uw_set *set)
+{
+	free(set->maps[0]);
+	free(set);
+}
+
+UNIT_TEST(walk_rules)
+{
+	struct vmstack_uw_set *set = rules_rsp16();
+	struct vmstack_walk w;
+
+	mem_setup();
+	CHECK(vmstack_uw_rows_check(set->maps[0]) == NULL);
+	fake_put64(STACK + 0x108, 0x500100);	/* CFA = rsp + 16: ra at CFA - 8 */
+	fake_put64(STACK + 0x118, 0x600000);	/* outside the rules: fp, rbp 0 */
+	w = walk_from(0x500010, STACK + 0x100, 0);
+	w.rules = set;
+	CHECK(vmstack_walk_user(&w) == 3);
+	CHECK(ips[0] == 0x500010 && ips[1] == 0x500100 && ips[2] == 0x600000);
+	CHECK(w.flags == 0);
+	/* Rows the module refuses. */
+	set->maps[0]->rows[0].cfa_off = 4;
+	CHECK(vmstack_uw_rows_check(set->maps[0]) != NULL);
+	rules_free(set);
+}
+
+/*
+ * A toy VM whose frames point to their callers, as Lua 5.4's CallInfos:
+ *   frame: +0 caller frame, +8 u16 flags (1: entered from C, 2: native),
+ *          +16 function;  function: +0 u8 kind (1 script, 2 native),
+ *          +8 identity.
+ * Its state (STATE_AR) is found at the activation record (the VM's native
+ * frame's sp): AR +0 state, +8 s32 (< 0: an activation without frames),
+ * +16 caller's rbp, +24 return address, AR + 32 the caller's sp. The
+ * state: +0 u8 0x55 (its type), +8 the top frame.
+ */
+static struct vmstack_vm_desc toy_desc(void)
+{
+	struct vmstack_vm_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.code_start = VM_LO;
+	d.code_end = VM_HI;
+	d.state_from = VMSTACK_VM_STATE_AR;
+	d.check_val = 0x55;
+	d.top_reg = VMSTACK_VM_REG_RDX;
+	d.top_off = 8;
+	d.link = VMSTACK_VM_LINK_POINTER;
+	d.flags_off = 8;
+	d.bottom_flags = 1;
+	d.native_flags = 2;
+	d.func_off = 16;
+	d.func_mask = ~0ULL;
+	d.kind_script = 1;
+	d.kind_native = 2;
+	d.ident_off = 8;
+	d.caller_bp_off = 16;
+	d.caller_ra_off = 24;
+	d.caller_sp_off = 32;
+	d.flags = VMSTACK_VM_F_AR_EMPTY;
+	d.ar_empty_off = 8;
+	d.max_frames = 16;
+	return d;
+}
+
+/* A script function with identity @ident at @fn. */
+static void toy_fn(unsigned long fn, unsigned long ident)
+{
+	fake_put8(fn, 1);
+	fake_put64(fn + 8, ident);
+}
+
+static void toy_frame(unsigned long f, unsigned long prev, u16 flags,
+		      unsigned long fn)
+{
+	fake_put64(f, prev);
+	fake_put16(f + 8, flags);
+	fake_put64(f + 16, fn);
+}
+
+static void toy_ar(unsigned long ar, unsigned long state, s32 nres,
+		   unsigned long ra)
+{
+	fake_put64(ar, state);
+	fake_put32(ar + 8, (u32)nres);
+	fake_put64(ar + 16, 0);
+	fake_put64(ar + 24, ra);
+}
+
+UNIT_TEST(walk_vm_frames)
+{
+	struct vmstack_vm_desc d = toy_desc();
+	const unsigned long state = HEAP, f1 = HEAP + 0x100, f2 = HEAP + 0x140;
+	struct vmstack_walk w;
+
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	mem_setup();
+	toy_fn(HEAP + 0x800, 0xa1);
+	toy_fn(HEAP + 0x840, 0xa2);
+	toy_frame(f1, f2, 0, HEAP + 0x800);	/* inner, called from f2 */
+	toy_frame(f2, 0, 1, HEAP + 0x840);	/* entered from C */
+	fake_put8(state, 0x55);
+	fake_put64(state + 8, f1);
+	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
+	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
+	w.vms = &d;
+	w.nr_vms = 1;
+	/* rdx (top_reg) holds nothing useful: the state's top is taken. */
+	CHECK(vmstack_walk_user(&w) == 5);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1) && ips[1] == 0);
+	CHECK(ips[2] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa2) && ips[3] == 0);
+	CHECK(ips[4] == MAIN_RA);
+	CHECK(w.flags == VMSTACK_SF_VM);
+}
+
+/* Frames that point to each other: cut at max_frames, with a marker. */
+UNIT_TEST(walk_vm_cycle)
+{
+	struct vmstack_vm_desc d = toy_desc();
+	const unsigned long state = HEAP, f1 = HEAP + 0x100, f2 = HEAP + 0x140;
+	struct vmstack_walk w;
+	unsigned int n;
+
+	mem_setup();
+	toy_fn(HEAP + 0x800, 0xa1);
+	toy_frame(f1, f2, 0, HEAP + 0x800);
+	toy_frame(f2, f1, 0, HEAP + 0x800);
+	fake_put8(state, 0x55);
+	fake_put64(state + 8, f1);
+	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
+	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
+	w.vms = &d;
+	w.nr_vms = 1;
+	d.max_frames = 5;
+	n = vmstack_walk_user(&w);
+	CHECK(n == 2 * 5 + 2);
+	CHECK(ips[8] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1));
+	CHECK(ips[10] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 4));	/* VMB_DEPTH */
+	CHECK(ips[11] == MAIN_RA);
+	CHECK(w.flags == (VMSTACK_SF_VM | VMSTACK_SF_VM_BROKEN));
+}
+
+/*
+ * The sampled frame is the interpreter's, but its activation has no VM
+ * frames (LuaJIT's lj_vm_cpcall with no Lua function): it is dropped, and
+ * its caller, another activation of the same VM, is an outer frame, not
+ * the sampled one: the sampled registers (rdx here, the top frame in the
+ * sampled frame) say nothing about it. rdx points at frames of another
+ * function ("decoy", 0xdd); the outer activation's own are "real" (0xa1).
+ */
+UNIT_TEST(walk_vm_empty_activation_at_leaf)
+{
+	struct vmstack_vm_desc d = toy_desc();
+	const unsigned long state = HEAP, real = HEAP + 0x100, decoy = HEAP + 0x200;
+	const unsigned long ar1 = STACK + 0x100, ar2 = ar1 + 32;
+	struct vmstack_walk w;
+
+	mem_setup();
+	toy_fn(HEAP + 0x800, 0xa1);
+	toy_fn(HEAP + 0x840, 0xdd);
+	toy_frame(real, 0, 1, HEAP + 0x800);
+	toy_frame(decoy, 0, 1, HEAP + 0x840);
+	fake_put8(state, 0x55);
+	fake_put64(state + 8, real);
+	toy_ar(ar1, state, -1, VM_LO + 0x20);	/* empty; called from the VM */
+	toy_ar(ar2, state, 0, MAIN_RA);
+	w = walk_from(VM_LO + 0x10, ar1, 0);
+	w.regs[VMSTACK_VM_REG_RDX] = decoy;
+	w.vms = &d;
+	w.nr_vms = 1;
+	CHECK(vmstack_walk_user(&w) == 3);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1));
+	CHECK(ips[2] == MAIN_RA);
+}
+
+UNIT_TEST(vm_desc_checks)
+{
+	struct vmstack_vm_desc d = toy_desc();
+
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	d.code_end = d.code_start;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	d = toy_desc();
+	d.max_frames = VMSTACK_VM_MAX_FRAMES + 1;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	d = toy_desc();
+	d.flags |= VMSTACK_VM_F_NATIVE_STEP;	/* an empty activation needs its AR */
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	d = toy_desc();
+	d.top_reg = __VMSTACK_VM_REG_MAX;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+}
+
+void walk_tests(void)
+{
+	static const struct unit_test t[] = {
+		{ "walk_fp_chain", walk_fp_chain },
+		{ "walk_fp_loop_and_fault", walk_fp_loop_and_fault },
+		{ "walk_depth_cap", walk_depth_cap },
+		{ "walk_rules", walk_rules },
+		{ "walk_vm_frames", walk_vm_frames },
+		{ "walk_vm_cycle", walk_vm_cycle },
+		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },
+		{ "vm_desc_checks", vm_desc_checks },
+	};
+	unit_run(t, sizeof(t) / sizeof(t[0]));
+	fake_mem_reset();
+}
