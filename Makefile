@@ -19,11 +19,14 @@ LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
 LDLIBS_ELF := -ldw -lelf
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
+# One file per VM runtime in user/vm/, one per output format in user/output/.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
-	     user/output_folded.c user/fold.c user/raw_file.c user/cfi.c \
-	     user/vm_luajit.c user/vm_lua54.c user/vm_file.c user/util.c \
-	     user/needed.c
+	     user/frame.c user/profile.c user/raw_file.c user/cfi.c \
+	     user/elf_facts.c user/util.c user/needed.c \
+	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c)
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
+# The recorder's own parts.
+RECORD_OBJS := $(B)/record.o $(B)/command.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
@@ -43,19 +46,20 @@ tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegr
 	$(B)/unit-tests \
 	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(WORKLOADS)
 
-$(B)/%.o: user/%.c user/*.h include/uapi/linux/vmstack.h | $(B)
+$(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(B)/vmstack: $(B)/vmstack.o $(NL_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) -o $@
 
-$(B)/vmstack-record: $(B)/record.o $(NL_OBJS) $(CORE_OBJS)
+$(B)/vmstack-record: $(RECORD_OBJS) $(NL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
 
-$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(B)/util.o
-	$(CC) $(LDFLAGS) $^ -o $@
+$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(CORE_OBJS)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
 
-$(B)/vmstack-report: $(B)/report.o $(CORE_OBJS)
+$(B)/vmstack-report: $(B)/report.o $(B)/cli.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
 
 # libvmstack: a VM registers its descriptor (user/libvmstack.h).
@@ -78,8 +82,8 @@ $(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \
 	@mkdir -p $(B)/host-module
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@
 
-$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(WALK_OBJS) tests/unit/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) \
+$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(B)/cli.o \
 		$(WALK_OBJS) $(LDLIBS_ELF) -o $@
 
 # Workloads with known call trees: a frame pointer in every function. -O0,

@@ -1,72 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0
-/* vmstack-report: turn a raw recording (vmstack-record --raw) into stacks. */
-#include <getopt.h>
+/* vmstack-report: turn a raw recording (vmstack-record --raw) into a profile. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold.h"
+#include "cli.h"
+#include "output/output.h"
+#include "profile.h"
 #include "raw_file.h"
+#include "stacks.h"
 
 #define TOOL "vmstack-report"
 
-static void usage(FILE *f)
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD };
+
+static const struct cli_option options[] = {
+	{ "input", 'i', "FILE", "the raw recording" },
+	{ "output", 'o', "FILE", "the profile (default: standard output); its suffix\n"
+	  "picks the format unless --format says" },
+	{ "format", OPT_FORMAT, "FORMAT", "the output format, as vmstack-record's (default folded)" },
+	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static const struct cli report_cli = {
+	.tool = TOOL,
+	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread]",
+	.about = "Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
+		 "The files it mapped must still be there to be named.",
+	.options = options,
+	.examples = "  " TOOL " -i run.raw -o run.svg\n",
+};
+
+struct settings {
+	const char *input, *output;
+	const struct vmstack_output *format;
+	int per_thread;
+};
+
+static int set_option(void *arg, int key, const char *val)
 {
-	fprintf(f,
-"usage: " TOOL " -i RAWFILE [-o FILE] [--per-thread]\n"
-"Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
-"The files it mapped must still be there to be named.\n"
-"  -i, --input FILE   the raw recording\n"
-"  -o, --output FILE  collapsed stacks (default: standard output)\n"
-"      --per-thread   one root frame per thread (COMM/TID)\n");
+	struct settings *s = arg;
+
+	switch (key) {
+	case 'i':
+		s->input = val;
+		return 0;
+	case 'o':
+		s->output = val;
+		return 0;
+	case OPT_FORMAT:
+		s->format = vmstack_output_find(val);
+		if (!s->format)
+			fprintf(stderr, TOOL ": unknown format '%s' (known: %s)\n", val,
+				vmstack_output_names());
+		return s->format ? 0 : -1;
+	case OPT_PER_THREAD:
+		s->per_thread = 1;
+		return 0;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "per-thread", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *input = NULL, *output = NULL;
+	struct vmstack_output_opts oo = { 0 };
+	struct settings s = { 0 };
+	struct vmstack_profile p;
 	struct vmstack_stacks st;
 	struct vmstack_raw raw;
-	int c, per_thread = 0, err;
 	FILE *out = stdout;
+	int first, err;
 	char msg[256];
 	size_t off;
 
-	while ((c = getopt_long(argc, argv, "i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case 'T': per_thread = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (!input || optind < argc) {
-		usage(stderr);
+	first = cli_parse(&report_cli, argc, argv, set_option, &s);
+	if (first < 0 || !s.input || first < argc) {
+		if (first >= 0)
+			cli_help(&report_cli, stderr);
 		return 2;
 	}
-	if (vmstack_raw_read(input, &raw, msg, sizeof(msg))) {
-		fprintf(stderr, TOOL ": %s: %s\n", input, msg);
+	if (!s.format && s.output)
+		s.format = vmstack_output_for_path(s.output);
+	if (!s.format)
+		s.format = vmstack_outputs[0];
+	if (vmstack_raw_read(s.input, &raw, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": %s: %s\n", s.input, msg);
 		return 1;
 	}
-	vmstack_stacks_init(&st, per_thread);
+	vmstack_stacks_init(&st, s.per_thread);
 	for (off = 0; off < raw.records.len;) {
 		const struct vmstack_rec_sample *rec = (const void *)(raw.records.data + off);
 
 		vmstack_stacks_add(&st, rec);
 		off += rec->hdr.size;
 	}
-	if (output && strcmp(output, "-") && !(out = fopen(output, "w"))) {
-		perror(output);
+	if (s.output && strcmp(s.output, "-") && !(out = fopen(s.output, "w"))) {
+		perror(s.output);
 		return 1;
 	}
-	err = vmstack_fold_write(&st, raw.sym, raw.comm, per_thread, out);
+	vmstack_profile_init(&p);
+	vmstack_profile_name(&p, &st, raw.sym, raw.comm, s.per_thread);
+	err = s.format->write(&p, &oo, out);
 	if (fflush(out) || err) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = 1;
@@ -75,6 +110,7 @@ int main(int argc, char **argv)
 		fclose(out);
 	fprintf(stderr, TOOL ": %llu samples, %zu distinct stacks\n",
 		(unsigned long long)st.samples, st.n);
+	vmstack_profile_free(&p);
 	vmstack_stacks_free(&st);
 	vmstack_raw_free(&raw);
 	return err ? 1 : 0;

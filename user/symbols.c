@@ -276,15 +276,17 @@ struct vmstack_symbolizer {
 	int vdso_tried, kernel_tried;
 	vmstack_new_map_fn on_new_map;
 	void *on_new_map_arg;
-	vmstack_vm_namer vm_namer;
+	struct vmstack_vm_namer vm_namer[VMSTACK_VM_MAX];
 	struct vm_name *vm_names;
 	size_t vm_nslots, vm_n;
 };
 
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
-				     vmstack_vm_namer fn)
+				     unsigned int vm,
+				     const struct vmstack_vm_namer *namer)
 {
-	s->vm_namer = fn;
+	if (vm < VMSTACK_VM_MAX)
+		s->vm_namer[vm] = *namer;
 }
 
 static size_t vm_slot(struct vmstack_symbolizer *s, uint64_t ident)
@@ -321,19 +323,21 @@ static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident,
 	s->vm_n++;
 }
 
-void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t word)
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
+				const struct vmstack_frame *f)
 {
-	unsigned int kind = vmstack_vmw_kind(word);
+	const struct vmstack_vm_namer *namer = &s->vm_namer[f->vm];
 	char name[256];
 
-	if (!s->vm_namer ||
-	    (s->vm_nslots && s->vm_names[vm_slot(s, word)].name))
+	if (f->kind == VMSTACK_FRAME_CUT || !namer->name ||
+	    (s->vm_nslots && s->vm_names[vm_slot(s, f->word)].name))
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
-	if (s->vm_namer(s->pid, word, name, sizeof(name)))
-		snprintf(name, sizeof(name), "%s", kind == VMSTACK_VMW_SCRIPT ? "[unreadable]" :
-			 kind == VMSTACK_VMW_JIT ? "[jit]" : "[builtin]");
-	vm_name_put(s, word, name);
+	if (namer->name(namer->build, s->pid, f, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s",
+			 f->kind == VMSTACK_FRAME_SCRIPT ? "[unreadable]" :
+			 f->kind == VMSTACK_FRAME_JIT ? "[jit]" : "[builtin]");
+	vm_name_put(s, f->word, name);
 }
 
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
@@ -360,31 +364,24 @@ int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
 	return 0;
 }
 
-const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
-				 char *buf, size_t len)
+const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s,
+				 const struct vmstack_frame *f, char *buf,
+				 size_t len)
 {
-	uint64_t v = vmstack_vmw_value(word);
 	const char *name = NULL;
 
-	if (s->vm_nslots)
-		name = s->vm_names[vm_slot(s, word)].name;
-	switch (vmstack_vmw_kind(word)) {
-	case VMSTACK_VMW_SCRIPT:
-		if (name)
-			snprintf(buf, len, "%s_[vm]", name);
-		else
-			snprintf(buf, len, "0x%" PRIx64 "_[vm]", v);
-		break;
-	case VMSTACK_VMW_BUILTIN:
-		snprintf(buf, len, "%s_[vm]", name ? name : "[builtin]");
-		break;
-	case VMSTACK_VMW_JIT:
-		/* Compiled code, marked as perf marks JIT frames. */
-		snprintf(buf, len, "%s_[j]", name ? name : "[jit]");
-		break;
-	default:
-		snprintf(buf, len, "[vm stack cut: %" PRIu64 "]_[vm]", v);
-	}
+	if (s->vm_nslots && f->kind != VMSTACK_FRAME_CUT)
+		name = s->vm_names[vm_slot(s, f->word)].name;
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else if (f->kind == VMSTACK_FRAME_SCRIPT)
+		snprintf(buf, len, "0x%" PRIx64, f->value);
+	else if (f->kind == VMSTACK_FRAME_BUILTIN)
+		snprintf(buf, len, "[builtin]");
+	else if (f->kind == VMSTACK_FRAME_JIT)
+		snprintf(buf, len, "[jit]");
+	else
+		snprintf(buf, len, "[vm stack cut: %" PRIu64 "]", f->value);
 	return buf;
 }
 
@@ -602,11 +599,25 @@ const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
 			s->kernel.loaded = 0;
 	}
 	sym = s->kernel.loaded ? vmstack_symtab_find(&s->kernel, pc) : NULL;
-	if (sym)
-		snprintf(buf, len, "%s_[k]", sym->name);
-	else
-		snprintf(buf, len, "[kernel]_[k]");
+	snprintf(buf, len, "%s", sym ? sym->name : "[kernel]");
 	return buf;
+}
+
+const char *vmstack_symbolize(struct vmstack_symbolizer *s,
+			      const struct vmstack_frame *f, char *buf,
+			      size_t len)
+{
+	switch (f->kind) {
+	case VMSTACK_FRAME_NATIVE:
+		return vmstack_symbolize_user(s, f->value, f->ret, buf, len);
+	case VMSTACK_FRAME_KERNEL:
+		return vmstack_symbolize_kernel(s, f->value, f->ret, buf, len);
+	case VMSTACK_FRAME_ROOT:
+		snprintf(buf, len, "[root]");
+		return buf;
+	default:
+		return vmstack_symbolize_vm(s, f, buf, len);
+	}
 }
 
 void vmstack_symbolizer_free(struct vmstack_symbolizer *s)

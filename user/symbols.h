@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cfi.h"
+#include "frame.h"
 #include "maps.h"
 
 struct vmstack_sym {
@@ -78,24 +79,36 @@ void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
  */
 void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path);
 /*
- * VM frames: names of the tagged words of VM frames (a script identity,
- * a builtin function, a compiled code object: VM words of the uapi header),
- * read from the live target by the VM's namer the first time a word is
- * seen, then cached. A namer returns -1 for words it cannot name.
+ * VM frames: each VM word (a script identity, a builtin function, a
+ * compiled code object) is named by the namer of the VM that produced it
+ * (its descriptor's index), read from the live target the first time the
+ * word is seen, then cached. A namer returns -1 for what it cannot name.
  */
-typedef int (*vmstack_vm_namer)(int pid, uint64_t word, char *buf, size_t len);
+struct vmstack_vm_namer {
+	int (*name)(const void *build, int pid, const struct vmstack_frame *f,
+		    char *buf, size_t len);
+	const void *build;	/* the runtime's description of the build */
+};
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
-				     vmstack_vm_namer fn);
-void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s, uint64_t word);
+				     unsigned int vm,
+				     const struct vmstack_vm_namer *namer);
+/* Name VM frame @f now (while the target lives), if not named yet. */
+void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
+				const struct vmstack_frame *f);
 /* The cached names, by tagged word, for saving and loading recordings. */
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
 				    uint64_t ident, const char *name);
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s);
 int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
 				      FILE *f);
-/* The name of a VM word of a sample (vmstack_is_vmw()). */
-const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s, uint64_t word,
-				 char *buf, size_t len);
+/* The name of any frame, written to buf (its kind says what it is). */
+const char *vmstack_symbolize(struct vmstack_symbolizer *s,
+			      const struct vmstack_frame *f, char *buf,
+			      size_t len);
+/* The name of VM frame @f. */
+const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s,
+				 const struct vmstack_frame *f, char *buf,
+				 size_t len);
 /* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
 /*

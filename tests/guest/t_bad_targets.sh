@@ -14,6 +14,6 @@ expect 1 "kernel thread" vmstack-record -p 2 -d 1
 expect 2 "give either -p PID or a command" vmstack-record
 expect 2 "-F takes" vmstack-record -F 0 -p 1
 expect 2 "ring-pages takes a power of 2" vmstack-record --ring-pages 6 -p 1
-expect 2 "unknown format" vmstack-record --format svg -p 1
+expect 2 "unknown format" vmstack-record --format nope -p 1
 expect 1 "cannot run" vmstack-record -q -o /dev/null -- /nonexistent/cmd
 vmstack-record --help | grep -q -- "--per-thread" || fail "--help"

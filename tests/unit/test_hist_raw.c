@@ -57,8 +57,12 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(raw.pid == 1234 && !strcmp(raw.comm, "my prog"));
 	CHECK(raw.records.len == 100 * sizeof(r));
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
-	CHECK(!strcmp(vmstack_symbolize_vm(raw.sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234),
-					   msg, sizeof(msg)), "app.lua:10_[vm]"));
+	{
+		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234,
+					   .word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234) };
+
+		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "app.lua:10"));
+	}
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");

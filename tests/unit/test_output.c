@@ -1,41 +1,176 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Frames as data and the output stage: the frame iterator on a sample's
+ * words, profiles, collapsed stacks written and read back, the SVG, the
+ * format table, and the recorder's option table against its help.
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include "output_folded.h"
+#include "cli.h"
+#include "frame.h"
+#include "output/output.h"
+#include "profile.h"
 #include "stacks.h"
 #include "unit.h"
 
-UNIT_TEST(folded_merges_and_sorts)
+/* One sample's words decode once, into what each frame is. */
+UNIT_TEST(frames_decode)
 {
-	const char *a[] = { "prog", "main", "b" };
-	const char *b[] = { "prog", "main", "a;x" };
-	struct vmstack_folded f;
+	const uint64_t ips[] = {
+		0xffffffff81000010ULL, 0xffffffff81000020ULL,	/* kernel, leaf first */
+		0x401000,					/* user: where the kernel returns */
+		vmstack_vmw(VMSTACK_VMW_JIT, 1, 0x7000),
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5000), 0x5068,	/* and its PC */
+		vmstack_vmw(VMSTACK_VMW_BUILTIN, 2, 0x6000),
+		vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 3),
+		0x402000,
+	};
+	static const enum vmstack_frame_kind want[] = {
+		VMSTACK_FRAME_KERNEL, VMSTACK_FRAME_KERNEL, VMSTACK_FRAME_NATIVE,
+		VMSTACK_FRAME_JIT, VMSTACK_FRAME_SCRIPT, VMSTACK_FRAME_BUILTIN,
+		VMSTACK_FRAME_CUT, VMSTACK_FRAME_NATIVE,
+	};
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f[16];
+	int n = 0;
+
+	vmstack_frames_start(&it, ips, 2, 7, VMSTACK_SF_IN_KERNEL | VMSTACK_SF_VM);
+	while (n < 16 && vmstack_frames_next(&it, &f[n]))
+		n++;
+	CHECK(n == 8);
+	for (n = 0; n < 8; n++)
+		CHECK(f[n].kind == want[n]);
+	CHECK(!f[0].ret && f[1].ret);
+	/* In the kernel, the user PC is the return from it. */
+	CHECK(f[2].ret && f[2].value == 0x401000);
+	CHECK(f[3].vm == 1 && f[3].value == 0x7000);
+	CHECK(f[4].vm == 1 && f[4].value == 0x5000 && f[4].pc == 0x5068);
+	CHECK(f[5].vm == 2 && f[6].value == 3 && f[7].ret);
+	/* A sample taken in user mode: its first user frame is exact. */
+	vmstack_frames_start(&it, ips + 2, 0, 1, 0);
+	CHECK(vmstack_frames_next(&it, &f[0]) && !f[0].ret);
+	CHECK(!vmstack_frames_next(&it, &f[0]));
+}
+
+static char *write_to_string(const struct vmstack_output *o, const struct vmstack_profile *p)
+{
+	struct vmstack_output_opts oo = { .title = "t" };
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *out;
+	FILE *out = open_memstream(&buf, &len);
+
+	CHECK(!o->write(p, &oo, out));
+	fclose(out);
+	return buf;
+}
+
+/* A stack of @n frames named @names, with kinds @kinds, counted @count times. */
+static void add(struct vmstack_profile *p, const char *const *names,
+		const enum vmstack_frame_kind *kinds, int n, uint64_t count)
+{
+	uint32_t ids[16];
 	int i;
 
-	vmstack_folded_init(&f);
+	for (i = 0; i < n; i++)
+		ids[i] = vmstack_profile_frame(p, names[i], kinds[i]);
+	vmstack_profile_add(p, ids, (uint32_t)n, count);
+}
+
+UNIT_TEST(folded_merges_sorts_and_reads_back)
+{
+	static const enum vmstack_frame_kind k[] = {
+		VMSTACK_FRAME_ROOT, VMSTACK_FRAME_NATIVE, VMSTACK_FRAME_SCRIPT,
+		VMSTACK_FRAME_JIT, VMSTACK_FRAME_KERNEL,
+	};
+	const char *a[] = { "prog", "main", "f.lua:3", "TRACE_1 f.lua:4", "sys_read" };
+	const char *b[] = { "prog", "main", "a;x" };
+	const struct vmstack_output *folded = vmstack_output_find("folded");
+	struct vmstack_profile p, q;
+	char *text, *again;
+	FILE *in;
+	int i;
+
+	vmstack_profile_init(&p);
 	for (i = 0; i < 1000; i++) {
 		char name[32];
 		const char *c[] = { "prog", name };
 
 		snprintf(name, sizeof(name), "f%04d", i);
-		vmstack_folded_add(&f, c, 2, 1);
+		add(&p, c, k, 2, 1);
 	}
-	vmstack_folded_add(&f, a, 3, 2);
-	vmstack_folded_add(&f, b, 3, 5);
-	vmstack_folded_add(&f, a, 3, 3);
-	out = open_memstream(&buf, &len);
-	CHECK(!vmstack_folded_write(&f, out));
-	fclose(out);
-	/* ';' inside a frame cannot split it. */
-	CHECK(!strncmp(buf, "prog;f0000 1\n", 13));
-	CHECK(strstr(buf, "prog;main;a:x 5\nprog;main;b 5\n"));
-	CHECK(f.n == 1002);
-	free(buf);
-	vmstack_folded_free(&f);
+	add(&p, a, k, 5, 2);
+	add(&p, b, k, 3, 5);
+	add(&p, a, k, 5, 3);
+	CHECK(p.nstacks == 1002 && p.samples == 1010);
+	text = write_to_string(folded, &p);
+	/* Sorted; ';' inside a frame cannot split it; kinds as suffixes. */
+	CHECK(!strncmp(text, "prog;f0000 1\n", 13));
+	CHECK(strstr(text, "prog;main;a:x_[vm] 5\n"));
+	CHECK(strstr(text, "prog;main;f.lua:3_[vm];TRACE_1 f.lua:4_[j];sys_read_[k] 5\n"));
+	/* Read back: the same kinds, the same text. */
+	vmstack_profile_init(&q);
+	in = fmemopen(text, strlen(text), "r");
+	CHECK(vmstack_folded_read(&q, in) == 0);
+	fclose(in);
+	CHECK(q.samples == p.samples && q.nstacks == p.nstacks);
+	CHECK(q.frames[vmstack_profile_frame(&q, "sys_read", VMSTACK_FRAME_KERNEL)].kind ==
+	      VMSTACK_FRAME_KERNEL);
+	CHECK(q.nframes == p.nframes);	/* no frame read under another kind */
+	again = write_to_string(folded, &q);
+	CHECK(!strcmp(text, again));
+	/* Lines that are not stacks are counted, not taken. */
+	{
+		static char bad[] = "a;b 1\nno count here\nc;d x\n";
+
+		in = fmemopen(bad, strlen(bad), "r");
+	}
+	CHECK(vmstack_folded_read(&q, in) == 2);
+	fclose(in);
+	free(text);
+	free(again);
+	vmstack_profile_free(&p);
+	vmstack_profile_free(&q);
+}
+
+UNIT_TEST(svg_draws_kinds)
+{
+	static const enum vmstack_frame_kind k[] = {
+		VMSTACK_FRAME_ROOT, VMSTACK_FRAME_NATIVE, VMSTACK_FRAME_SCRIPT,
+		VMSTACK_FRAME_KERNEL,
+	};
+	const char *a[] = { "prog", "main", "f.lua:3", "sys_<read>" };
+	struct vmstack_profile p;
+	char *svg;
+
+	vmstack_profile_init(&p);
+	add(&p, a, k, 4, 7);
+	svg = write_to_string(vmstack_output_find("svg"), &p);
+	CHECK(strstr(svg, "<svg") && strstr(svg, "</svg>"));
+	CHECK(strstr(svg, ">t (7 samples;"));
+	CHECK(strstr(svg, "f.lua:3_[vm] (7 samples, 100.00%)"));
+	CHECK(strstr(svg, "sys_&lt;read&gt;_[k]"));
+	free(svg);
+	vmstack_profile_free(&p);
+	/* Nothing recorded: still a picture, saying so. */
+	vmstack_profile_init(&p);
+	svg = write_to_string(vmstack_output_find("svg"), &p);
+	CHECK(strstr(svg, "(0 samples;") && strstr(svg, "</svg>"));
+	free(svg);
+	vmstack_profile_free(&p);
+}
+
+UNIT_TEST(output_table)
+{
+	const struct vmstack_output *const *o;
+
+	CHECK(vmstack_output_for_path("x/y.svg") == vmstack_output_find("svg"));
+	CHECK(vmstack_output_for_path("x.folded") == vmstack_output_find("folded"));
+	CHECK(vmstack_output_for_path("x.txt") == NULL);
+	CHECK(vmstack_output_find("nonesuch") == NULL);
+	for (o = vmstack_outputs; *o; o++)
+		CHECK((*o)->name && (*o)->suffix && (*o)->help && (*o)->write &&
+		      strstr(vmstack_output_names(), (*o)->name));
 }
 
 UNIT_TEST(stacks_count_distinct)
@@ -61,11 +196,50 @@ UNIT_TEST(stacks_count_distinct)
 	vmstack_stacks_free(&st);
 }
 
+static int take_all(void *arg, int key, const char *val)
+{
+	(void)val;
+	*(int *)arg += key;
+	return 0;
+}
+
+/* One table gives both getopt_long and --help: each option is in both. */
+UNIT_TEST(cli_table_is_the_help)
+{
+	static const struct cli_option opts[] = {
+		{ "alpha", 'a', "N", "the first\nover two lines" },
+		{ "beta", CLI_LONG_ONLY, NULL, "the second" },
+		{ NULL, 0, NULL, NULL },
+	};
+	static const struct cli c = { .tool = "t", .usage = "[options]", .about = "About.",
+				      .options = opts };
+	char *argv[] = { "t", "-a", "1", "--beta", "rest", NULL };
+	char *help = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&help, &len);
+	unsigned int v;
+	int sum = 0;
+
+	cli_help(&c, f);
+	fclose(f);
+	CHECK(strstr(help, "usage: t [options]") && strstr(help, "  -a, --alpha N"));
+	CHECK(strstr(help, "      --beta") && strstr(help, "over two lines"));
+	free(help);
+	CHECK(cli_parse(&c, 5, argv, take_all, &sum) == 4);
+	CHECK(sum == 'a' + CLI_LONG_ONLY);
+	CHECK(cli_uint("12", 1, 20, &v) == 0 && v == 12);
+	CHECK(cli_uint("-1", 0, 20, &v) == -1 && cli_uint("21", 1, 20, &v) == -1);
+}
+
 void output_tests(void)
 {
 	static const struct unit_test t[] = {
-		{ "folded_merges_and_sorts", folded_merges_and_sorts },
+		{ "frames_decode", frames_decode },
+		{ "folded_merges_sorts_and_reads_back", folded_merges_sorts_and_reads_back },
+		{ "svg_draws_kinds", svg_draws_kinds },
+		{ "output_table", output_table },
 		{ "stacks_count_distinct", stacks_count_distinct },
+		{ "cli_table_is_the_help", cli_table_is_the_help },
 	};
-	unit_run(t, 2);
+	unit_run(t, sizeof(t) / sizeof(t[0]));
 }

@@ -1,50 +1,160 @@
 // SPDX-License-Identifier: GPL-2.0
-/* VM runtimes found in the installed files; descriptors in text. */
+/*
+ * VM runtimes found in the installed files, by what they are (a version
+ * symbol, a build-id), never by name; builds they do not know; descriptors
+ * in text; each VM's frames named by its own runtime.
+ */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "symbols.h"
 #include "unit.h"
-#include "vm_file.h"
-#include "vm_lua54.h"
-#include "vm_luajit.h"
+#include "util.h"
+#include "vm/luajit.h"
+#include "vm/runtime.h"
+#include "vm/text.h"
 
-/* The interpreter loop of a Lua 5.4 file, as a mapping at 0x10000000. */
-static int lua54_range(const char *path, uint64_t *lo, uint64_t *hi)
+#define MAP_START 0x10000000ULL
+
+struct found {
+	enum vmstack_detect verdict;
+	struct vmstack_vm_found f;
+	char why[256];
+	uint64_t lo, hi;	/* the interpreter's code, from the mapping's start */
+};
+
+/* What runtime @rt says of @path mapped whole at MAP_START. */
+static struct found detect(const struct vmstack_runtime *rt, const char *path)
 {
 	struct vmstack_symtab t = { .fd = -1 };
-	struct vmstack_map m = { .start = 0x10000000, .end = 0x20000000 };
-	struct vmstack_vm_desc d;
-	const char *why = NULL;
-	int fd = open(path, O_RDONLY), ret;
+	struct vmstack_map m = { .start = MAP_START, .end = MAP_START + 0x10000000 };
+	struct found r = { .verdict = VMSTACK_DETECT_NO };
+	int fd = open(path, O_RDONLY);
 
+	CHECK(fd >= 0);
 	if (fd < 0 || vmstack_symtab_load_elf(&t, fd))
-		return -3;
+		return r;
 	m.path = (char *)path;
 	m.symtab = &t;
-	ret = vmstack_lua54_describe(&m, &d, &why);
-	if (!ret) {
-		*lo = d.code_start - m.start;
-		*hi = d.code_end - m.start;
-		CHECK(d.link == VMSTACK_VM_LINK_POINTER);
-		CHECK(d.top_reg == VMSTACK_VM_REG_RBP);
+	r.verdict = rt->detect(&m, &r.f, r.why, sizeof(r.why));
+	if (r.verdict == VMSTACK_DETECT_YES) {
+		r.lo = r.f.desc.code_start - MAP_START;
+		r.hi = r.f.desc.code_end - MAP_START;
 	}
 	vmstack_symtab_free(&t);
-	return ret;
+	return r;
 }
 
-/* Ranges from the project's notes on VM internals (Debian 12 packages). */
-UNIT_TEST(lua54_interpreter_found)
+static const struct vmstack_runtime *rt_named(const char *name)
 {
-	uint64_t lo = 0, hi = 0;
+	const struct vmstack_runtime *rt = vmstack_runtime_find(name);
 
-	CHECK(lua54_range("/usr/bin/lua5.4", &lo, &hi) == 0);
-	CHECK(lo == 0x1b3a0 && hi == 0x1ef0a);
-	CHECK(lua54_range("/usr/lib/x86_64-linux-gnu/liblua5.4.so.0", &lo, &hi) == 0);
-	CHECK(lo == 0x1ef00 && hi == 0x22a6a);
-	/* Not Lua 5.4: not claimed. */
-	CHECK(lua54_range("/usr/bin/luajit", &lo, &hi) == -1);
+	CHECK(rt != NULL);
+	return rt;
+}
+
+/* A copy of @path with @old (@len bytes, found once) replaced by @new. */
+static const char *patched_copy(const char *path, const void *old, const void *new,
+				size_t len, const char *out)
+{
+	char *data = read_file(path, 64 << 20), *p;
+	size_t size;
+	FILE *f;
+
+	if (!data)
+		return NULL;
+	/* read_file stops at NUL only for strings: take the file's size. */
+	f = fopen(path, "r");
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	fclose(f);
+	p = memmem(data, size, old, len);
+	CHECK(p != NULL);
+	if (p)
+		memcpy(p, new, len);
+	f = fopen(out, "w");
+	CHECK(f && fwrite(data, 1, size, f) == size);
+	if (f)
+		fclose(f);
+	free(data);
+	return out;
+}
+
+/* Code ranges from the project's notes on VM internals (Debian 12 files). */
+UNIT_TEST(luajit_builds_found)
+{
+	const struct vmstack_runtime *lj = rt_named("luajit");
+	struct found r;
+
+	r = detect(lj, "/usr/bin/luajit");
+	CHECK(r.verdict == VMSTACK_DETECT_YES);
+	CHECK(r.lo == 0x704e0 && r.hi == 0x74525);
+	CHECK(r.f.desc.link == VMSTACK_VM_LINK_TAGGED_DELTA && r.f.desc.state_off == 0x10);
+	r = detect(lj, "/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2");
+	CHECK(r.verdict == VMSTACK_DETECT_YES);
+	CHECK(r.lo == 0x8d70 && r.hi == 0xcdb5);
+	/* Not LuaJIT: not claimed, whatever the file. */
+	CHECK(detect(lj, "/usr/bin/lua5.4").verdict == VMSTACK_DETECT_NO);
+	CHECK(detect(lj, "/usr/bin/python3.11").verdict == VMSTACK_DETECT_NO);
+}
+
+/* A LuaJIT whose build-id no layout names: reported, never described. */
+UNIT_TEST(luajit_unknown_build)
+{
+	static const unsigned char id[] = { 0x79, 0xb0, 0xb8, 0x11, 0x4f, 0x05 };
+	static const unsigned char other[] = { 0x79, 0xb0, 0xb8, 0x11, 0x4f, 0x06 };
+	const char *copy = patched_copy("/usr/bin/luajit", id, other, sizeof(id),
+					"build/unit-luajit-other");
+	struct found r;
+
+	CHECK(copy != NULL);
+	if (!copy)
+		return;
+	r = detect(rt_named("luajit"), copy);
+	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN);
+	CHECK(strstr(r.why, "79b0b8114f06") != NULL);
+	unlink(copy);
+}
+
+UNIT_TEST(lua54_versions_found)
+{
+	const struct vmstack_runtime *l54 = rt_named("lua5.4");
+	const char *copy;
+	struct found r;
+
+	CHECK(rt_named("lua54") == l54);
+	r = detect(l54, "/usr/bin/lua5.4");
+	CHECK(r.verdict == VMSTACK_DETECT_YES);
+	CHECK(r.lo == 0x1b3a0 && r.hi == 0x1ef0a);
+	CHECK(r.f.desc.link == VMSTACK_VM_LINK_POINTER && r.f.desc.top_reg == VMSTACK_VM_REG_RBP);
+	CHECK(!strcmp(r.f.build_name, "Lua 5.4.4"));
+	r = detect(l54, "/usr/lib/x86_64-linux-gnu/liblua5.4.so.0");
+	CHECK(r.verdict == VMSTACK_DETECT_YES);
+	CHECK(r.lo == 0x1ef00 && r.hi == 0x22a6a);
+	CHECK(detect(l54, "/usr/bin/luajit").verdict == VMSTACK_DETECT_NO);
+	/* The version it carries decides: a 5.4 it has no layout of is named. */
+	copy = patched_copy("/usr/bin/lua5.4", "$LuaVersion: Lua 5.4.4",
+			    "$LuaVersion: Lua 5.4.9", 22, "build/unit-lua549");
+	r = detect(l54, copy);
+	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "Lua 5.4.9"));
+	unlink(copy);
+}
+
+/* Every runtime in the table is complete, and names are unique. */
+UNIT_TEST(runtime_table)
+{
+	const struct vmstack_runtime *const *a, *const *b;
+
+	for (a = vmstack_runtimes; *a; a++) {
+		CHECK((*a)->name && (*a)->label && (*a)->namer);
+		CHECK(!(*a)->detect || (*a)->help);
+		CHECK(vmstack_runtime_find((*a)->name) == *a);
+		for (b = a + 1; *b; b++)
+			CHECK(strcmp((*a)->name, (*b)->name));
+	}
+	CHECK(vmstack_runtime_find("nonesuch") == NULL);
 }
 
 UNIT_TEST(vm_text_parse)
@@ -57,22 +167,24 @@ UNIT_TEST(vm_text_parse)
 				    "state_from global\nstate_addr 4096\nlink pointer\n"
 				    "top_adj -16\nflags native_step,frame_pc\nmax_frames 9\n"
 				    "end\nvmstack-vm 2\nname y\n", t, 4, err, sizeof(err)) == 1);
-	CHECK(!strcmp(t[0].name, "x") && t[0].namer == VMSTACK_NAMER_CSTRING);
+	CHECK(!strcmp(t[0].name, "x") && t[0].namer == &vmstack_rt_cstring);
 	CHECK(t[0].desc.code_start == 0x1000 && t[0].desc.code_end == 0x2000);
 	CHECK(t[0].desc.state_from == VMSTACK_VM_STATE_GLOBAL);
 	CHECK(t[0].desc.state_addr == 4096 && t[0].desc.top_adj == -16);
 	CHECK(t[0].desc.flags == (VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FRAME_PC));
 	CHECK(t[0].desc.max_frames == 9);
 	/* Version 3 adds compiled code, continuation bottoms, activation chains. */
-	CHECK(vmstack_vm_text_parse("vmstack-vm 3\njit_reg r14\njit_anchor_adj -3968\n"
+	CHECK(vmstack_vm_text_parse("vmstack-vm 3\nnamer lua54\njit_reg r14\njit_anchor_adj -3968\n"
 				    "flags jit,cont_bottom,ar_empty,ar_chain\nar_empty_off 8\n"
 				    "cont_type 2\ncont_off -24\n"
 				    "cont_val 1\njit_ar_mask 3\nar_prev_off 0x20\n"
 				    "ar_chain_max 64\nend\n", t, 4, err, sizeof(err)) == 1);
+	CHECK(t[0].namer == vmstack_runtime_find("lua5.4"));
 	CHECK(t[0].desc.jit_reg == VMSTACK_VM_REG_R14 && t[0].desc.jit_anchor_adj == -0xf80);
 	CHECK(t[0].desc.flags == (VMSTACK_VM_F_JIT | VMSTACK_VM_F_CONT_BOTTOM |
 				  VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN) &&
 	      t[0].desc.ar_empty_off == 8);
+	/* jit_ar_mask: the old name of ar_mask, still read. */
 	CHECK(t[0].desc.cont_off == -24 && t[0].desc.cont_val == 1 && t[0].desc.ar_mask == 3);
 	CHECK(t[0].desc.ar_prev_off == 0x20 && t[0].desc.ar_chain_max == 64);
 	/* Every mistake names its line. */
@@ -85,39 +197,76 @@ UNIT_TEST(vm_text_parse)
 				    sizeof(err)) == -1);
 	CHECK(vmstack_vm_text_parse("vmstack-vm 2\nflags fast\n", t, 4, err,
 				    sizeof(err)) == -1);
+	CHECK(vmstack_vm_text_parse("vmstack-vm 2\nnamer nonesuch\n", t, 4, err,
+				    sizeof(err)) == -1);
 	CHECK(vmstack_vm_text_parse("vmstack-vm 2\nno_such_field 1\n", t, 4, err,
 				    sizeof(err)) == -1);
 	CHECK(vmstack_vm_text_parse("code_start 1\n", t, 4, err, sizeof(err)) == -1);
 }
 
-/* Builtin names: the table against the installed luajit's own report. */
+/* Builtin names: Debian's build's table against its luajit's own report. */
 UNIT_TEST(luajit_builtin_names)
 {
+	struct found r = detect(rt_named("luajit"), "/usr/bin/luajit");
 	FILE *p = popen("luajit tests/workloads/lua/ffid.lua", "r");
 	unsigned int ffid, seen = 0, i;
 	char name[64];
 
-	CHECK(p != NULL);
-	if (!p)
+	CHECK(p != NULL && r.verdict == VMSTACK_DETECT_YES);
+	if (!p || r.verdict != VMSTACK_DETECT_YES)
 		return;
 	while (fscanf(p, "%u %63s", &ffid, name) == 2) {
-		const char *ours = vmstack_luajit_ffid_name(ffid);
+		const char *ours = vmstack_luajit_ffid_name(r.f.build, ffid);
 
 		CHECK(ours && !strcmp(ours, name));
 		seen++;
 	}
 	CHECK(pclose(p) == 0);
 	for (i = 0, ffid = 0; i < 1000; i++)
-		ffid += vmstack_luajit_ffid_name(i) != NULL;
+		ffid += vmstack_luajit_ffid_name(r.f.build, i) != NULL;
 	CHECK(seen > 150 && ffid == seen);
+}
+
+/* Two namers standing for two runtimes in one process. */
+static int name_a(const void *build, int pid, const struct vmstack_frame *f,
+		  char *buf, size_t len)
+{
+	(void)pid;
+	snprintf(buf, len, "%s:%llx", (const char *)build, (unsigned long long)f->value);
+	return 0;
+}
+
+/* Each VM's frames get the names of the runtime that produced them. */
+UNIT_TEST(vm_namers_per_vm)
+{
+	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_vm_namer a = { name_a, "first" }, b = { name_a, "second" };
+	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0,
+				    .word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10) };
+	struct vmstack_frame f1 = f0;
+	char buf[64];
+
+	f1.vm = 1;
+	f1.word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x10);
+	vmstack_symbolizer_set_vm_namer(s, 0, &a);
+	vmstack_symbolizer_set_vm_namer(s, 1, &b);
+	vmstack_symbolizer_note_vm(s, &f0);
+	vmstack_symbolizer_note_vm(s, &f1);
+	CHECK(!strcmp(vmstack_symbolize(s, &f0, buf, sizeof(buf)), "first:10"));
+	CHECK(!strcmp(vmstack_symbolize(s, &f1, buf, sizeof(buf)), "second:10"));
+	vmstack_symbolizer_free(s);
 }
 
 void vm_tests(void)
 {
 	static const struct unit_test t[] = {
-		{ "lua54_interpreter_found", lua54_interpreter_found },
+		{ "luajit_builds_found", luajit_builds_found },
+		{ "luajit_unknown_build", luajit_unknown_build },
+		{ "lua54_versions_found", lua54_versions_found },
+		{ "runtime_table", runtime_table },
 		{ "vm_text_parse", vm_text_parse },
 		{ "luajit_builtin_names", luajit_builtin_names },
+		{ "vm_namers_per_vm", vm_namers_per_vm },
 	};
-	unit_run(t, 3);
+	unit_run(t, sizeof(t) / sizeof(t[0]));
 }

@@ -4,8 +4,8 @@
  * registers through libvmstack (/tmp/vmstack-PID.vm) and what
  * vmstack-record --vm FILE reads.
  */
-#ifndef VMSTACK_VM_FILE_H
-#define VMSTACK_VM_FILE_H
+#ifndef VMSTACK_VM_TEXT_H
+#define VMSTACK_VM_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,16 +17,15 @@
  */
 #define VMSTACK_VM_TEXT_VERSION	3
 
-/* How user space names a script frame's identity. */
-enum vmstack_vm_namer_kind {
-	VMSTACK_NAMER_CSTRING,	/* the identity is the address of its name */
-	VMSTACK_NAMER_LUAJIT,
-	VMSTACK_NAMER_LUA54,
-};
+struct vmstack_runtime;
 
 struct vmstack_vm_text {
 	char name[64];
-	enum vmstack_vm_namer_kind namer;
+	/*
+	 * Whose names its frames get ("namer RUNTIME"): a runtime of the
+	 * table, by default cstring (the identity is the address of its name).
+	 */
+	const struct vmstack_runtime *namer;
 	struct vmstack_vm_desc desc;
 };
 
@@ -37,8 +36,5 @@ struct vmstack_vm_text {
  */
 int vmstack_vm_text_parse(const char *text, struct vmstack_vm_text *out,
 			  size_t max, char *err, size_t errlen);
-
-/* The NUL-terminated string at @ident in @pid (NAMER_CSTRING). */
-int vmstack_cstring_name(int pid, uint64_t word, char *buf, size_t len);
 
 #endif

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "vm_file.h"
+#include "runtime.h"
+#include "text.h"
 
 struct field {
 	const char *key;
@@ -76,9 +77,6 @@ static const struct word flag_words[] = {
 	{ "cont_bottom", VMSTACK_VM_F_CONT_BOTTOM }, { "ar_empty", VMSTACK_VM_F_AR_EMPTY },
 	{ "ar_chain", VMSTACK_VM_F_AR_CHAIN },
 	{ NULL, 0 } };
-static const struct word namers[] = {
-	{ "cstring", VMSTACK_NAMER_CSTRING }, { "luajit", VMSTACK_NAMER_LUAJIT },
-	{ "lua54", VMSTACK_NAMER_LUA54 }, { NULL, 0 } };
 
 static int lookup(const struct word *w, const char *s, unsigned int *v)
 {
@@ -137,10 +135,8 @@ static int parse_line(char *key, char *val, struct vmstack_vm_text *t)
 		return 0;
 	}
 	if (!strcmp(key, "namer")) {
-		if (lookup(namers, val, &v))
-			return -1;
-		t->namer = v;
-		return 0;
+		t->namer = vmstack_runtime_find(val);
+		return t->namer ? 0 : -1;
 	}
 	if (!strcmp(key, "state_from") || !strcmp(key, "link") ||
 	    !strcmp(key, "top_reg") || !strcmp(key, "pc_reg") || !strcmp(key, "jit_reg")) {
@@ -222,6 +218,7 @@ int vmstack_vm_text_parse(const char *text, struct vmstack_vm_text *out,
 			}
 			memset(&cur, 0, sizeof(cur));
 			snprintf(cur.name, sizeof(cur.name), "vm");
+			cur.namer = &vmstack_rt_cstring;
 			in = 1;
 		} else if (!in) {
 			snprintf(err, errlen, "line %d: '%s' outside a 'vmstack-vm' block",
@@ -243,14 +240,17 @@ fail:
 	return -1;
 }
 
-int vmstack_cstring_name(int pid, uint64_t word, char *buf, size_t len)
+/* The NUL-terminated string at a script frame's identity. */
+static int cstring_name(const void *build, int pid, const struct vmstack_frame *f,
+			char *buf, size_t len)
 {
 	struct iovec local = { buf, len - 1 };
-	struct iovec remote = { (void *)(uintptr_t)vmstack_vmw_value(word), len - 1 };
+	struct iovec remote = { (void *)(uintptr_t)f->value, len - 1 };
 	ssize_t n;
 
+	(void)build;
 	/* Builtins and compiled code of a custom VM have no names to read. */
-	if (vmstack_vmw_kind(word) != VMSTACK_VMW_SCRIPT)
+	if (f->kind != VMSTACK_FRAME_SCRIPT)
 		return -1;
 	/* A read may stop at the end of a mapping: what came is enough. */
 	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
@@ -259,3 +259,10 @@ int vmstack_cstring_name(int pid, uint64_t word, char *buf, size_t len)
 	buf[n] = 0;
 	return buf[0] ? 0 : -1;
 }
+
+/* Names only: what a VM that describes itself in text may ask for. */
+const struct vmstack_runtime vmstack_rt_cstring = {
+	.name = "cstring",
+	.label = "registered VM",
+	.namer = cstring_name,
+};

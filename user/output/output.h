@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The output formats, one file each in user/output/, behind one table:
+ * --format, -o's suffix and the help texts all loop over it. A format
+ * writes a named profile (profile.h); a frame's kind decides how it looks
+ * (the styles below), never its name.
+ */
+#ifndef VMSTACK_OUTPUT_H
+#define VMSTACK_OUTPUT_H
+
+#include <stdio.h>
+
+#include "frame.h"
+#include "profile.h"
+
+struct vmstack_output_opts {
+	const char *title;	/* NULL: the format's own */
+};
+
+struct vmstack_output {
+	const char *name;	/* --format NAME */
+	const char *suffix;	/* an output file named *SUFFIX gets this format */
+	const char *help;	/* one line for --help */
+	int (*write)(const struct vmstack_profile *p,
+		     const struct vmstack_output_opts *o, FILE *out);
+};
+
+/* The formats, NULL-terminated; the first is the default. */
+extern const struct vmstack_output *const vmstack_outputs[];
+const struct vmstack_output *vmstack_output_find(const char *name);
+/* The format whose suffix ends @path, or NULL. */
+const struct vmstack_output *vmstack_output_for_path(const char *path);
+/* "folded, svg": the names, for messages. */
+const char *vmstack_output_names(void);
+
+/*
+ * How a frame kind looks: the suffix collapsed stacks give it (perf's
+ * _[k] and _[j], ours _[vm]), and its class for colours and legends.
+ */
+enum vmstack_kind_class {
+	VMSTACK_CLASS_NATIVE,
+	VMSTACK_CLASS_KERNEL,
+	VMSTACK_CLASS_VM,
+	VMSTACK_CLASS_JIT,
+};
+
+struct vmstack_kind_style {
+	const char *suffix;
+	enum vmstack_kind_class class;
+};
+
+extern const struct vmstack_kind_style vmstack_kind_styles[VMSTACK_NR_FRAME_KINDS];
+
+/* Collapsed stacks: the writer, and a reader for vmstack-flamegraph. */
+int vmstack_folded_write(const struct vmstack_profile *p,
+			 const struct vmstack_output_opts *o, FILE *out);
+/*
+ * Add the lines of @in ("a;b;c COUNT", frames' kinds from their suffixes,
+ * the first frame the root) to @p. Returns the number of lines that are
+ * not of that form.
+ */
+unsigned long vmstack_folded_read(struct vmstack_profile *p, FILE *in);
+/* A flame graph in SVG. */
+int vmstack_svg_write(const struct vmstack_profile *p,
+		      const struct vmstack_output_opts *o, FILE *out);
+
+#endif

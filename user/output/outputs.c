@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The table of output formats, and how frame kinds look in them. */
+#include <string.h>
+
+#include "output.h"
+
+static const struct vmstack_output folded = {
+	.name = "folded",
+	.suffix = ".folded",
+	.help = "collapsed stacks, one 'root;...;leaf COUNT' line per stack",
+	.write = vmstack_folded_write,
+};
+
+static const struct vmstack_output svg = {
+	.name = "svg",
+	.suffix = ".svg",
+	.help = "a flame graph picture",
+	.write = vmstack_svg_write,
+};
+
+const struct vmstack_output *const vmstack_outputs[] = { &folded, &svg, NULL };
+
+const struct vmstack_kind_style vmstack_kind_styles[VMSTACK_NR_FRAME_KINDS] = {
+	[VMSTACK_FRAME_ROOT] = { "", VMSTACK_CLASS_NATIVE },
+	[VMSTACK_FRAME_NATIVE] = { "", VMSTACK_CLASS_NATIVE },
+	[VMSTACK_FRAME_KERNEL] = { "_[k]", VMSTACK_CLASS_KERNEL },
+	[VMSTACK_FRAME_SCRIPT] = { "_[vm]", VMSTACK_CLASS_VM },
+	[VMSTACK_FRAME_BUILTIN] = { "_[vm]", VMSTACK_CLASS_VM },
+	[VMSTACK_FRAME_JIT] = { "_[j]", VMSTACK_CLASS_JIT },
+	[VMSTACK_FRAME_CUT] = { "_[vm]", VMSTACK_CLASS_VM },
+};
+
+const struct vmstack_output *vmstack_output_find(const char *name)
+{
+	const struct vmstack_output *const *o;
+
+	for (o = vmstack_outputs; *o; o++)
+		if (!strcmp((*o)->name, name))
+			return *o;
+	return NULL;
+}
+
+const struct vmstack_output *vmstack_output_for_path(const char *path)
+{
+	const struct vmstack_output *const *o;
+	size_t len = strlen(path), sl;
+
+	for (o = vmstack_outputs; *o; o++) {
+		sl = strlen((*o)->suffix);
+		if (len > sl && !strcmp(path + len - sl, (*o)->suffix))
+			return *o;
+	}
+	return NULL;
+}
+
+const char *vmstack_output_names(void)
+{
+	static char names[128];
+	const struct vmstack_output *const *o;
+	size_t n = 0;
+
+	if (!names[0])
+		for (o = vmstack_outputs; *o && n < sizeof(names); o++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+					      n ? ", " : "", (*o)->name);
+	return names;
+}

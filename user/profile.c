@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "stacks.h"
+#include "symbols.h"
+#include "util.h"
+
+#define NAME_LEN 256
+
+void vmstack_profile_init(struct vmstack_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nslots = 256;
+	p->slots = xcalloc(p->nslots, sizeof(*p->slots));
+	p->nframe_slots = 256;
+	p->frame_slots = xcalloc(p->nframe_slots, sizeof(*p->frame_slots));
+}
+
+void vmstack_profile_free(struct vmstack_profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nframes; i++)
+		free(p->frames[i].name);
+	for (i = 0; i < p->nslots; i++)
+		free(p->slots[i]);
+	free(p->frames);
+	free(p->frame_slots);
+	free(p->slots);
+	memset(p, 0, sizeof(*p));
+}
+
+static uint64_t frame_hash(const char *name, enum vmstack_frame_kind kind)
+{
+	return hash_bytes(name, strlen(name), (uint64_t)kind + 1);
+}
+
+static size_t frame_slot(const struct vmstack_profile *p, const char *name,
+			 enum vmstack_frame_kind kind)
+{
+	size_t j = frame_hash(name, kind) & (p->nframe_slots - 1);
+
+	for (; p->frame_slots[j]; j = (j + 1) & (p->nframe_slots - 1)) {
+		const struct vmstack_pframe *f = &p->frames[p->frame_slots[j] - 1];
+
+		if (f->kind == kind && !strcmp(f->name, name))
+			break;
+	}
+	return j;
+}
+
+uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
+			       enum vmstack_frame_kind kind)
+{
+	size_t j, i;
+
+	if (2 * (p->nframes + 1) > p->nframe_slots) {
+		free(p->frame_slots);
+		p->nframe_slots *= 2;
+		p->frame_slots = xcalloc(p->nframe_slots, sizeof(*p->frame_slots));
+		for (i = 0; i < p->nframes; i++)
+			p->frame_slots[frame_slot(p, p->frames[i].name,
+						  p->frames[i].kind)] = i + 1;
+	}
+	j = frame_slot(p, name, kind);
+	if (p->frame_slots[j])
+		return (uint32_t)(p->frame_slots[j] - 1);
+	if (p->nframes == p->capframes) {
+		p->capframes = p->capframes ? 2 * p->capframes : 256;
+		p->frames = xrealloc(p->frames, p->capframes * sizeof(*p->frames));
+	}
+	p->frames[p->nframes].name = xstrdup(name);
+	p->frames[p->nframes].kind = kind;
+	p->frame_slots[j] = ++p->nframes;
+	return (uint32_t)(p->nframes - 1);
+}
+
+static uint64_t stack_hash(const uint32_t *ids, uint32_t n)
+{
+	return hash_bytes(ids, n * sizeof(*ids), n);
+}
+
+static size_t stack_slot(const struct vmstack_profile *p, const uint32_t *ids,
+			 uint32_t n)
+{
+	size_t j = stack_hash(ids, n) & (p->nslots - 1);
+	const struct vmstack_pstack *s;
+
+	for (; (s = p->slots[j]); j = (j + 1) & (p->nslots - 1))
+		if (s->n == n && !memcmp(s->frames, ids, n * sizeof(*ids)))
+			break;
+	return j;
+}
+
+void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
+			 uint32_t n, uint64_t count)
+{
+	struct vmstack_pstack *s;
+	size_t i, j;
+
+	p->samples += count;
+	if (2 * (p->nstacks + 1) > p->nslots) {
+		struct vmstack_pstack **old = p->slots;
+		size_t nold = p->nslots;
+
+		p->nslots *= 2;
+		p->slots = xcalloc(p->nslots, sizeof(*p->slots));
+		for (i = 0; i < nold; i++)
+			if (old[i])
+				p->slots[stack_slot(p, old[i]->frames, old[i]->n)] = old[i];
+		free(old);
+	}
+	j = stack_slot(p, ids, n);
+	if (p->slots[j]) {
+		p->slots[j]->count += count;
+		return;
+	}
+	s = xmalloc(sizeof(*s) + n * sizeof(*ids));
+	s->count = count;
+	s->n = n;
+	memcpy(s->frames, ids, n * sizeof(*ids));
+	p->slots[j] = s;
+	p->nstacks++;
+}
+
+void vmstack_profile_name(struct vmstack_profile *p,
+			  const struct vmstack_stacks *st,
+			  struct vmstack_symbolizer *sym, const char *comm,
+			  int per_thread)
+{
+	/* Each stack's ids, leaf first as the iterator gives them. */
+	uint32_t *leaf = xmalloc(2 * VMSTACK_MAX_DEPTH * sizeof(*leaf));
+	uint32_t *ids = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*ids));
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f;
+	char name[NAME_LEN];
+	size_t i;
+
+	for (i = 0; i < st->nslots; i++) {
+		const struct vmstack_stack *s = st->slots[i];
+		uint32_t n = 0, nl = 0, nk = 0, k;
+
+		if (!s)
+			continue;
+		if (per_thread)
+			snprintf(name, sizeof(name), "%s/%u", comm, s->tid);
+		else
+			snprintf(name, sizeof(name), "%s", comm);
+		ids[n++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
+		vmstack_frames_start(&it, s->ips, s->nr_kernel, s->nr_user, s->flags);
+		while (vmstack_frames_next(&it, &f)) {
+			nk += f.kind == VMSTACK_FRAME_KERNEL;
+			leaf[nl++] = vmstack_profile_frame(p, vmstack_symbolize(sym, &f, name,
+										sizeof(name)),
+							   f.kind);
+		}
+		/* Root first: user frames outermost first, then kernel frames. */
+		for (k = nl; k > nk; k--)
+			ids[n++] = leaf[k - 1];
+		for (k = nk; k > 0; k--)
+			ids[n++] = leaf[k - 1];
+		vmstack_profile_add(p, ids, n, s->count);
+	}
+	free(leaf);
+	free(ids);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A named profile: distinct stacks of named frames (root first) and their
+ * sample counts, plus what the recording says of itself. It is what every
+ * output format writes (user/output/) and what a folded file reads back
+ * into; frames keep their kind, so no format parses names.
+ */
+#ifndef VMSTACK_PROFILE_H
+#define VMSTACK_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "frame.h"
+
+struct vmstack_stacks;
+struct vmstack_symbolizer;
+
+/* A frame as shown: interned, so equal frames have one id. */
+struct vmstack_pframe {
+	char *name;
+	enum vmstack_frame_kind kind;
+};
+
+struct vmstack_pstack {
+	uint64_t count;
+	uint32_t n;
+	uint32_t frames[];	/* ids, root first */
+};
+
+struct vmstack_profile {
+	struct vmstack_pframe *frames;
+	size_t nframes, capframes;
+	size_t *frame_slots, nframe_slots;	/* id + 1 by hash of name and kind */
+	struct vmstack_pstack **slots;		/* stacks by hash of their ids */
+	size_t nslots, nstacks;
+	uint64_t samples;
+	/* Totals of the recording, for titles and summaries (0: unknown). */
+	uint64_t lost;
+};
+
+void vmstack_profile_init(struct vmstack_profile *p);
+void vmstack_profile_free(struct vmstack_profile *p);
+/* The id of the frame @name of @kind (added if new). */
+uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
+			       enum vmstack_frame_kind kind);
+/* Count @count samples for the stack of frame ids @ids (root first). */
+void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
+			 uint32_t n, uint64_t count);
+/*
+ * Name every stack of @st with @sym: root @comm (COMM/TID with
+ * @per_thread), user frames outermost first, then kernel frames.
+ */
+void vmstack_profile_name(struct vmstack_profile *p,
+			  const struct vmstack_stacks *st,
+			  struct vmstack_symbolizer *sym, const char *comm,
+			  int per_thread);
+/* The stacks, in no particular order: @i from 0 to nslots, NULL skipped. */
+static inline const struct vmstack_pstack *
+vmstack_profile_slot(const struct vmstack_profile *p, size_t i)
+{
+	return p->slots[i];
+}
+
+#endif

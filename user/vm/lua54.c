@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lua 5.4 on x86-64: find its interpreter loop in a mapping, describe its
+ * CallInfo frames to the module, name its functions. What a version's
+ * structures look like is a struct lua54_layout, chosen by the version the
+ * file carries (lua_ident: "$LuaVersion: Lua 5.4.4 ..."); a Lua 5.4 this
+ * file has no layout for is named and left native-only.
+ *
+ * Lua calls Lua without recursing in C: one luaV_execute C frame runs a
+ * chain of CallInfos, from the innermost Lua call down to the one marked
+ * CIST_FRESH, with which C entered it. GCC keeps that activation's current
+ * CallInfo in rbp, a callee-saved register, which the native unwinder
+ * recovers in every frame: so each luaV_execute frame on the stack gives
+ * its own CallInfo chain, coroutines included, and the module needs no
+ * lua_State at all. Where the interpreter does not keep ci in rbp this
+ * code refuses it rather than guess.
+ *
+ * The stripped binaries have no symbol for luaV_execute. It is found by
+ * its jump table (LUA_USE_JUMPTABLE, on for GCC): a run of NUM_OPCODES
+ * relative relocations, all pointing into one function.
+ */
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi.h"
+#include "elf_facts.h"
+#include "runtime.h"
+#include "symbols.h"
+#include "util.h"
+
+struct lua54_layout {
+	const char *version;		/* as lua_ident names it: "Lua 5.4.4" */
+	unsigned int num_opcodes;	/* NUM_OPCODES: the jump table's length */
+	/* CallInfo (lstate.h) */
+	int32_t ci_func, ci_previous, ci_savedpc, ci_callstatus;
+	uint16_t cist_c, cist_fresh;
+	/* TValue: value, then its tag */
+	int32_t tv_tag;
+	uint8_t vlcl;			/* LUA_VLCL | BIT_ISCOLLECTABLE: a Lua closure */
+	/* LClosure, Proto, TString; CommonHeader's tt */
+	int32_t cl_p, gc_tt;
+	uint8_t vproto, vshrstr;
+	int32_t p_linedefined, p_source;
+	int32_t ts_shrlen, ts_lnglen, ts_contents;
+};
+
+/* Lua 5.4.4 (tag v5.4.4): Debian 12's lua5.4 and liblua5.4.so.0. */
+static const struct lua54_layout lua544 = {
+	.version = "Lua 5.4.4",
+	.num_opcodes = 83,
+	.ci_func = 0x00,		/* StkId: the function's stack slot */
+	.ci_previous = 0x10,
+	.ci_savedpc = 0x20,
+	.ci_callstatus = 0x3e,		/* u16 */
+	.cist_c = 0x02,
+	.cist_fresh = 0x04,
+	.tv_tag = 0x08,
+	.vlcl = 0x46,
+	.cl_p = 0x18,
+	.gc_tt = 0x08,
+	.vproto = 0x0a,
+	.vshrstr = 0x04,
+	.p_linedefined = 0x2c,
+	.p_source = 0x70,		/* TString * */
+	.ts_shrlen = 0x0b,
+	.ts_lnglen = 0x10,
+	.ts_contents = 0x18,
+};
+
+static const struct lua54_layout *const lua54_layouts[] = { &lua544 };
+
+/* "$LuaVersion: Lua 5.4.4  Copyright ...": the version, as in lua.h. */
+#define LUA_IDENT_SYMBOL "lua_ident"
+#define LUA_IDENT_PREFIX "$LuaVersion: "
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The function (FDE range) that a run of jump-table relocations targets. */
+static int find_execute(const struct lua54_layout *L, Elf *elf, uint64_t *lo, uint64_t *hi)
+{
+	struct { uint64_t where, target; } *r = NULL;
+	size_t n = 0, cap = 0, i, j;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int ret = -1;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Rela rela;
+		size_t k, cnt;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (k = 0; k < cnt && gelf_getrela(data, (int)k, &rela); k++) {
+			if (GELF_R_TYPE(rela.r_info) != R_X86_64_RELATIVE)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 4096;
+				r = realloc(r, cap * sizeof(*r));
+				if (!r)
+					return -1;
+			}
+			r[n].where = rela.r_offset;
+			r[n++].target = (uint64_t)rela.r_addend;
+		}
+	}
+	qsort(r, n, sizeof(*r), cmp_u64);
+	/* Runs of consecutive pointers; the table may sit inside a longer run. */
+	for (i = 0; i + L->num_opcodes <= n && ret; i++) {
+		uint64_t min = UINT64_MAX, max = 0, s, e;
+
+		for (j = i + 1; j < i + L->num_opcodes; j++)
+			if (r[j].where != r[j - 1].where + 8)
+				break;
+		if (j < i + L->num_opcodes)
+			continue;
+		for (j = i; j < i + L->num_opcodes; j++) {
+			min = r[j].target < min ? r[j].target : min;
+			max = r[j].target > max ? r[j].target : max;
+		}
+		/* Handlers of one loop: close together, in one function. */
+		if (max - min < (1 << 20) && !vmstack_cfi_fde_range(elf, min, &s, &e) &&
+		    max < e) {
+			*lo = s;
+			*hi = e;
+			ret = 0;
+		}
+	}
+	free(r);
+	return ret;
+}
+
+/* Whether the code at @vaddr moves its second argument (ci) into rbp. */
+static int keeps_ci_in_rbp(Elf *elf, uint64_t vaddr)
+{
+	static const unsigned char rsi_to_r13[] = { 0x49, 0x89, 0xf5 };
+	static const unsigned char r13_to_rbp[] = { 0x4c, 0x89, 0xed };
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		const unsigned char *p;
+		size_t len;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size ||
+		    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+			continue;
+		p = (const unsigned char *)data->d_buf + (vaddr - sh.sh_addr);
+		len = sh.sh_addr + sh.sh_size - vaddr;
+		len = len < 64 ? len : 64;
+		return memmem(p, len, rsi_to_r13, 3) && memmem(p, len, r13_to_rbp, 3);
+	}
+	return 0;
+}
+
+/* The Lua version @elf carries ("Lua 5.4.4"), or -1 if it is no Lua. */
+static int lua_version(Elf *elf, char *buf, size_t len)
+{
+	char ident[64];
+	GElf_Sym sym;
+	size_t n;
+
+	if (vmstack_elf_symbol(elf, LUA_IDENT_SYMBOL, &sym) ||
+	    sym.st_size < sizeof(ident) ||
+	    vmstack_elf_read(elf, sym.st_value, ident, sizeof(ident)) ||
+	    strncmp(ident, LUA_IDENT_PREFIX, strlen(LUA_IDENT_PREFIX)))
+		return -1;
+	ident[sizeof(ident) - 1] = 0;
+	/* "Lua 5.4.4" ends at the next space. */
+	n = strcspn(ident + strlen(LUA_IDENT_PREFIX) + 4, " ");
+	snprintf(buf, len, "%.*s", (int)(4 + n), ident + strlen(LUA_IDENT_PREFIX));
+	return 0;
+}
+
+static enum vmstack_detect lua54_detect(const struct vmstack_map *m,
+					struct vmstack_vm_found *f, char *why,
+					size_t len)
+{
+	struct vmstack_symtab *tab = m->symtab;
+	const struct lua54_layout *L = NULL;
+	struct vmstack_vm_desc *d = &f->desc;
+	uint64_t lo, start, end;
+	char version[32];
+	size_t i;
+
+	if (!tab || !tab->elf || lua_version(tab->elf, version, sizeof(version)) ||
+	    strncmp(version, "Lua 5.4", 7) || vmstack_symtab_vaddr(tab, m->offset, &lo))
+		return VMSTACK_DETECT_NO;
+	for (i = 0; i < sizeof(lua54_layouts) / sizeof(lua54_layouts[0]); i++)
+		if (!strcmp(lua54_layouts[i]->version, version))
+			L = lua54_layouts[i];
+	if (!L) {
+		snprintf(why, len, "%s, a version vmstack does not know", version);
+		return VMSTACK_DETECT_UNKNOWN;
+	}
+	if (find_execute(L, tab->elf, &start, &end)) {
+		snprintf(why, len, "no interpreter loop found (no jump table of %u opcodes)",
+			 L->num_opcodes);
+		return VMSTACK_DETECT_UNKNOWN;
+	}
+	if (!keeps_ci_in_rbp(tab->elf, start)) {
+		snprintf(why, len, "this build's interpreter loop does not keep its CallInfo in rbp");
+		return VMSTACK_DETECT_UNKNOWN;
+	}
+	if (start < lo || end > lo + (m->end - m->start))
+		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
+	memset(d, 0, sizeof(*d));
+	d->code_start = m->start + (start - lo);
+	d->code_end = m->start + (end - lo);
+	d->state_from = VMSTACK_VM_STATE_NONE;
+	d->top_reg = VMSTACK_VM_REG_RBP;
+	d->link = VMSTACK_VM_LINK_POINTER;
+	d->link_off = L->ci_previous;
+	d->flags_off = L->ci_callstatus;
+	d->bottom_flags = L->cist_fresh;
+	d->native_flags = L->cist_c;
+	d->flags = VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FUNC_SLOT |
+		   VMSTACK_VM_F_FRAME_PC | VMSTACK_VM_F_NO_BUILTINS |
+		   VMSTACK_VM_F_IDENT_CHECK;
+	d->func_off = L->ci_func;
+	d->func_mask = ~0ULL;
+	d->kind_off = L->tv_tag;
+	d->kind_script = L->vlcl;
+	d->kind_native = 0xff;		/* no such tag: CIST_C marks them */
+	d->ident_off = L->cl_p;
+	d->ident_check_off = L->gc_tt;
+	d->ident_check_val = L->vproto;
+	d->frame_pc_off = L->ci_savedpc;
+	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	f->build = L;
+	f->build_name = L->version;
+	return VMSTACK_DETECT_YES;
+}
+
+/* "SOURCE:LINEDEFINED" of the function whose Proto is the frame's value. */
+static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
+		      char *buf, size_t len)
+{
+	const struct lua54_layout *L = build;
+	uint64_t proto = f->value, src, slen = 0;
+	uint8_t tt, shr;
+	int32_t first;
+	char name[200];
+
+	if (f->kind != VMSTACK_FRAME_SCRIPT)
+		return -1;
+	if (read_target(pid, proto + L->p_source, &src, 8) ||
+	    read_target(pid, proto + L->p_linedefined, &first, 4))
+		return -1;
+	/* A stripped dump has no source (lua_getinfo says "=?"). */
+	if (!src) {
+		snprintf(buf, len, "?:%d", first);
+		return 0;
+	}
+	if (read_target(pid, src + L->gc_tt, &tt, 1) || (tt & 0x0f) != L->vshrstr)
+		return -1;
+	if (tt == L->vshrstr) {
+		if (read_target(pid, src + L->ts_shrlen, &shr, 1))
+			return -1;
+		slen = shr;
+	} else if (read_target(pid, src + L->ts_lnglen, &slen, 8)) {
+		return -1;
+	}
+	if (slen >= sizeof(name))
+		slen = sizeof(name) - 1;
+	if (read_target(pid, src + L->ts_contents, name, slen))
+		return -1;
+	name[slen] = 0;
+	lua_chunk_line(buf, len, name, first);
+	return 0;
+}
+
+const struct vmstack_runtime vmstack_rt_lua54 = {
+	.name = "lua5.4",
+	.alias = "lua54",
+	.label = "Lua 5.4",
+	.help = "Lua 5.4 in any mapped file of a known version (5.4.4)",
+	.detect = lua54_detect,
+	.namer = lua54_name,
+};

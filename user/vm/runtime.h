@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The VM runtimes vmstack knows, one file each in user/vm/, behind one
+ * table (runtimes.c): --vm, its help, detection in a target's mappings,
+ * the "namer" key of text descriptors and the naming of frames all loop
+ * over it. Adding a runtime is a file that defines a struct
+ * vmstack_runtime, and a row in the table.
+ *
+ * A runtime knows builds, not names: what a build's structures look like
+ * is a fact about that build (a layout, as data), taken from its DWARF
+ * where it has some, else from a table keyed by what identifies it (its
+ * build-id, or the version it carries), checked against that version's
+ * source. An interpreter of a build it does not know is reported by name
+ * and left native-only, never described by guess.
+ */
+#ifndef VMSTACK_VM_RUNTIME_H
+#define VMSTACK_VM_RUNTIME_H
+
+#include <stddef.h>
+#include <linux/vmstack.h>
+
+#include "frame.h"
+#include "maps.h"
+
+/* What detection found in one mapping. */
+struct vmstack_vm_found {
+	struct vmstack_vm_desc desc;	/* for the module */
+	const void *build;		/* the runtime's own facts of the build */
+	const char *build_name;		/* for messages and the summary */
+};
+
+enum vmstack_detect {
+	VMSTACK_DETECT_NO,		/* not this runtime's interpreter */
+	VMSTACK_DETECT_YES,		/* found, *f filled */
+	VMSTACK_DETECT_UNKNOWN,		/* this runtime, a build not known: why says which */
+};
+
+struct vmstack_runtime {
+	const char *name;	/* --vm NAME; "namer NAME" in descriptor texts */
+	const char *alias;	/* another spelling of name, or NULL */
+	const char *label;	/* in messages and the summary: "LuaJIT" */
+	const char *help;	/* for --help: what is detected */
+	/* Is the interpreter in mapping @m? NULL: a runtime that only names. */
+	enum vmstack_detect (*detect)(const struct vmstack_map *m,
+				      struct vmstack_vm_found *f, char *why,
+				      size_t len);
+	/* Name VM frame @f of process @pid, of build @build: 0, or -1. */
+	int (*namer)(const void *build, int pid, const struct vmstack_frame *f,
+		     char *buf, size_t len);
+};
+
+/* The runtimes, NULL-terminated. */
+extern const struct vmstack_runtime *const vmstack_runtimes[];
+/* A script identity that is the address of its name (text descriptors). */
+extern const struct vmstack_runtime vmstack_rt_cstring;
+/* By name or alias, or NULL. */
+const struct vmstack_runtime *vmstack_runtime_find(const char *name);
+
+#endif
