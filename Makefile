@@ -20,14 +20,14 @@ LDLIBS_ELF := -ldw -lelf
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 # One file per VM runtime in user/vm/, one per output format in user/output/.
-CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c \
+CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/abi.c \
 	     user/frame.c user/profile.c user/raw_file.c user/cfi.c \
 	     user/elf_facts.c user/util.c user/needed.c \
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c)
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 # The recorder's own parts.
 RECORD_OBJS := $(B)/record.o $(B)/command.o $(B)/cli.o
-NL_OBJS := $(B)/vmstack_nl.o
+NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c module/vm_check.c

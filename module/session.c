@@ -100,7 +100,7 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		return -ENOSPC;
 	}
 	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
-	BUILD_BUG_ON(sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
+	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_2_1 || sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
 		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
 	s->vms[s->nr_vms] = d;
 	/* The handler reads nr_vms first: the descriptor must be in place. */

@@ -137,7 +137,7 @@ unsigned int vmstack_walk_user(struct vmstack_walk *w)
 		row = vmstack_uw_lookup(w->rules, exact ? r.ip : r.ip - 1);
 		splice = VMSTACK_SPLICE_NONE;
 		if (w->nr_vms) {
-			struct vmstack_user_regs caller;
+			struct vmstack_user_regs caller = r;
 
 			splice = vmstack_vm_splice(w, &r, leaf, !row, &vm, &caller);
 			if (splice == VMSTACK_SPLICE_CALLER)

@@ -41,6 +41,10 @@ const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
 	    (!d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
 	     d->ar_mask >= 4096))
 		return "VM descriptor: activation chain fields out of range";
+	if ((d->flags & VMSTACK_VM_F_JIT_NEAR) &&
+	    (!(d->flags & VMSTACK_VM_F_JIT) || !d->jit_near_max ||
+	     d->jit_near_max > VMSTACK_VM_JIT_NEAR_MAX))
+		return "VM descriptor: near compiled code needs F_JIT and 1..32 objects";
 	if ((d->flags & VMSTACK_VM_F_CONT_BOTTOM) &&
 	    (d->link != VMSTACK_VM_LINK_TAGGED_DELTA || d->cont_type > d->type_mask))
 		return "VM descriptor: continuation bottom needs a tagged link type";

@@ -249,6 +249,65 @@ static bool vmstack_vm_caller(const struct vmstack_vm_desc *d,
 	return true;
 }
 
+/* Where a VM's compiled code objects are: a table of count entries. */
+struct vmstack_jit_table {
+	unsigned long table;
+	u32 count;
+};
+
+/*
+ * Does code object number @id hold @ip? Its address in *obj either way,
+ * 0 if there is no such object.
+ */
+static bool vmstack_vm_jit_holds(const struct vmstack_vm_desc *d,
+				 const struct vmstack_jit_table *t, u32 id,
+				 unsigned long ip, unsigned long *obj)
+{
+	unsigned long o, code;
+	u32 size;
+
+	*obj = 0;
+	if (id >= t->count || !vmstack_vm_read(&o, t->table + 8UL * id, sizeof(o)))
+		return false;
+	*obj = o & d->func_mask;
+	return vmstack_vm_read(&code, *obj + d->jit_code_off, sizeof(code)) &&
+	       vmstack_vm_read(&size, *obj + d->jit_size_off, sizeof(size)) &&
+	       ip - code < size;
+}
+
+/*
+ * F_JIT_NEAR: the objects object @from may have jumped into before the
+ * new one stored its number: the one it links to, then its root's chain.
+ */
+static bool vmstack_vm_jit_near(const struct vmstack_vm_desc *d,
+				const struct vmstack_jit_table *t, unsigned long from,
+				unsigned long ip, unsigned long *obj)
+{
+	unsigned long root = from;
+	u16 link, r, next;
+	u32 n;
+
+	if (vmstack_vm_read(&link, from + d->jit_link_off, sizeof(link)) && link &&
+	    vmstack_vm_jit_holds(d, t, link, ip, obj))
+		return true;
+	if (!vmstack_vm_read(&r, from + d->jit_root_off, sizeof(r)))
+		return false;
+	if (r && (r >= t->count ||
+		  !vmstack_vm_read(&root, t->table + 8UL * r, sizeof(root))))
+		return false;
+	root &= d->func_mask;
+	if (!vmstack_vm_read(&next, root + d->jit_side_off, sizeof(next)))
+		return false;
+	/* The link was the first object tried. */
+	for (n = 1; next && n < d->jit_near_max; n++) {
+		if (vmstack_vm_jit_holds(d, t, next, ip, obj))
+			return true;
+		if (!*obj || !vmstack_vm_read(&next, *obj + d->jit_side_off, sizeof(next)))
+			return false;
+	}
+	return false;
+}
+
 /*
  * The VM whose compiled code holds @ip, found through the sampled
  * registers (F_JIT); *anchor and the code object *obj as found.
@@ -257,9 +316,10 @@ static const struct vmstack_vm_desc *
 vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 		    unsigned long *anchor, unsigned long *obj)
 {
-	u32 i, count, size;
-	unsigned long a, table, code;
+	struct vmstack_jit_table t;
+	unsigned long a, from;
 	s32 id;
+	u32 i;
 
 	for (i = 0; i < w->nr_vms; i++) {
 		const struct vmstack_vm_desc *d = &w->vms[i];
@@ -268,16 +328,15 @@ vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 			continue;
 		a = w->regs[d->jit_reg] + d->jit_anchor_adj;
 		if (!vmstack_vm_read(&id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
-		    !vmstack_vm_read(&count, a + d->jit_count_off, sizeof(count)) ||
-		    (u32)id >= count ||
-		    !vmstack_vm_read(&table, a + d->jit_table_off, sizeof(table)) ||
-		    !vmstack_vm_read(obj, table + 8UL * id, sizeof(*obj)))
+		    !vmstack_vm_read(&t.count, a + d->jit_count_off, sizeof(t.count)) ||
+		    !vmstack_vm_read(&t.table, a + d->jit_table_off, sizeof(t.table)))
 			continue;
-		*obj &= d->func_mask;
-		if (vmstack_vm_read(&code, *obj + d->jit_code_off, sizeof(code)) &&
-		    vmstack_vm_read(&size, *obj + d->jit_size_off, sizeof(size)) &&
-		    ip - code < size) {
+		from = 0;
+		if (vmstack_vm_jit_holds(d, &t, (u32)id, ip, &from) ||
+		    (from && (d->flags & VMSTACK_VM_F_JIT_NEAR) &&
+		     vmstack_vm_jit_near(d, &t, from, ip, &from))) {
 			*anchor = a;
+			*obj = from;
 			return d;
 		}
 	}

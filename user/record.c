@@ -284,6 +284,7 @@ struct recording {
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	char comm[64];
 	int exited;			/* the target is gone */
+	int older_module;		/* said that the module lacks a feature */
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
 	int uw_failed;
@@ -292,9 +293,12 @@ struct recording {
 static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
 {
 	struct recording *r = arg;
+	int err = vmstack_nl_vm_add(r->nl, r->sess.session_id, d, sizeof(*d), msg, len);
 
-	return vmstack_nl_vm_add(r->nl, r->sess.session_id, d, sizeof(*d), msg, len) ?
-	       -1 : 0;
+	if (err == 1 && !r->older_module++)
+		fprintf(stderr, TOOL ": the loaded vmstack.ko is of an older ABI minor: %s\n",
+			msg);
+	return err < 0 ? -1 : 0;
 }
 
 /* Give the module the unwind rules of a new executable mapping. */

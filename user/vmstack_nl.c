@@ -10,6 +10,7 @@
 #include <netlink/netlink.h>
 #include <linux/netlink.h>
 
+#include "abi.h"
 #include "vmstack_nl.h"
 
 #ifndef SOL_NETLINK
@@ -19,6 +20,7 @@
 struct vmstack_nl {
 	struct nl_sock *sk;
 	int family;
+	uint32_t module_minor;	/* the module's ABI minor (connect) */
 };
 
 /* State of one request: what the callbacks found. */
@@ -240,6 +242,7 @@ int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len)
 	if (err)
 		return err;
 	err = vmstack_nl_status(*nlp, &st, err_msg, len);
+	(*nlp)->module_minor = st.abi_minor;
 	if (!err && st.abi_major != VMSTACK_ABI_MAJOR) {
 		snprintf(why, sizeof(why),
 			 "vmstack.ko %s speaks ABI %u.%u but this tool speaks ABI %u.%u: load the module built with this tool",
@@ -441,13 +444,27 @@ int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
 {
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
 	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_VM_ADD);
+	struct vmstack_vm_desc d;
+	const char *left_out = NULL;
+	int err;
 
 	if (!msg)
 		return -ENOMEM;
+	/* An older module: only what its minor knows. */
+	if (desc_len == sizeof(d) && nl->module_minor < VMSTACK_ABI_MINOR) {
+		memcpy(&d, desc, sizeof(d));
+		desc_len = vmstack_abi_fit_desc(&d, nl->module_minor, &left_out);
+		desc = &d;
+	}
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id) ||
 	    nla_put(msg, VMSTACK_A_VM_DESC, (int)desc_len, desc)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	return vmstack_transact(nl, msg, &req);
+	err = vmstack_transact(nl, msg, &req);
+	if (!err && left_out) {
+		set_msg(err_msg, len, "%s", left_out);
+		return 1;
+	}
+	return err;
 }

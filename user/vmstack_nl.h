@@ -76,7 +76,11 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 
-/* A descriptor of @desc_len bytes (sizeof(struct vmstack_vm_desc) but in tests). */
+/*
+ * A descriptor of @desc_len bytes (sizeof(struct vmstack_vm_desc) but in
+ * tests). To a module of an older ABI minor only what it knows is sent:
+ * then 1 is returned, and err_msg says what it will not do.
+ */
 int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
 		      size_t desc_len, char *err_msg, size_t len);
 

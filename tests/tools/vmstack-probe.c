@@ -287,11 +287,64 @@ static void random_jit(struct vmstack_vm_desc *d)
 	d->jit_top_off = jit_off(0x178);
 	d->state_ar_off = jit_off(0x50);
 	d->ar_mask = rand() % 4 ? 3 : (uint64_t)rand();
+	/* Near objects: links, roots and chains right, garbage, or looping. */
+	d->jit_link_off = jit_off(0x6a);
+	d->jit_root_off = jit_off(0x6c);
+	d->jit_side_off = jit_off(0x70);
+	d->jit_near_max = rand() % 4 ? 16 : (uint32_t)rand() % 40;
 	/* Compiled code is looked up only outside the VM's own code. */
 	if (rand() % 2) {
 		d->code_start = 0x1000;
 		d->code_end = 0x2000;
 	}
+}
+
+/*
+ * Three in four descriptors get their modes and flags made to fit
+ * together, so the module takes them and the walker meets their random
+ * offsets; the fourth is random throughout and mostly refused.
+ */
+static void make_consistent(struct vmstack_vm_desc *d)
+{
+	d->flags &= VMSTACK_VM_F_ALL;
+	d->link %= __VMSTACK_VM_LINK_MAX;
+	d->state_from %= __VMSTACK_VM_STATE_MAX;
+	d->top_reg %= __VMSTACK_VM_REG_MAX;
+	d->pc_reg %= __VMSTACK_VM_REG_MAX;
+	d->max_frames = (uint16_t)(1 + d->max_frames % VMSTACK_VM_MAX_FRAMES);
+	d->code_start = 0x1000;
+	if (d->code_end <= d->code_start || d->code_end > 0x7ffffffff000ULL)
+		d->code_end = 0x7ffffffff000ULL;
+	if (d->flags & (VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN))
+		d->flags &= ~VMSTACK_VM_F_NATIVE_STEP;
+	if (d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN))
+		d->state_from = VMSTACK_VM_STATE_AR;
+	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA && d->state_from == VMSTACK_VM_STATE_NONE)
+		d->state_from = VMSTACK_VM_STATE_AR;
+	if (d->state_from == VMSTACK_VM_STATE_NONE)
+		d->top_reg = VMSTACK_VM_REG_RBP;
+	if (d->state_from == VMSTACK_VM_STATE_GLOBAL &&
+	    (!d->state_addr || d->state_addr > 0x7ffffffff000ULL - 8))
+		d->state_addr = 0x7ffffffde000ULL;
+	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA) {
+		d->slot = (uint8_t)(1 + d->slot % 64);
+		d->insn_bits %= 17;
+		d->insn_shift %= 32;
+		d->type_mask %= 32;
+		d->stack_max = 1 + d->stack_max % (1U << 30);
+	} else {
+		d->flags &= ~VMSTACK_VM_F_CONT_BOTTOM;
+	}
+	if (d->cont_type > d->type_mask)
+		d->cont_type = (uint8_t)d->type_mask;
+	if (d->flags & VMSTACK_VM_F_JIT_NEAR)
+		d->flags |= VMSTACK_VM_F_JIT;
+	if ((d->flags & VMSTACK_VM_F_JIT) && d->jit_reg == VMSTACK_VM_REG_NONE)
+		random_jit(d);
+	d->jit_reg = (uint8_t)(1 + d->jit_reg % (__VMSTACK_VM_REG_MAX - 1));
+	d->ar_mask %= 4096;
+	d->ar_chain_max = 1 + d->ar_chain_max % VMSTACK_VM_AR_CHAIN_MAX;
+	d->jit_near_max = 1 + d->jit_near_max % VMSTACK_VM_JIT_NEAR_MAX;
 }
 
 static void random_desc(struct vmstack_vm_desc *d)
@@ -354,6 +407,8 @@ static void random_desc(struct vmstack_vm_desc *d)
 	d->cont_val = rand() % 2;
 	if (d->flags & VMSTACK_VM_F_JIT)
 		random_jit(d);
+	if (rand() % 4)
+		make_consistent(d);
 }
 
 /* A descriptor with room behind it, as a newer tool would send. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi.h"
 #include "cli.h"
 #include "frame.h"
 #include "output/output.h"
@@ -231,6 +232,21 @@ UNIT_TEST(cli_table_is_the_help)
 	CHECK(cli_uint("-1", 0, 20, &v) == -1 && cli_uint("21", 1, 20, &v) == -1);
 }
 
+/* A newer tool and an older module: only what its minor knows is sent. */
+UNIT_TEST(abi_fit_for_older_module)
+{
+	struct vmstack_vm_desc d = { .flags = VMSTACK_VM_F_JIT | VMSTACK_VM_F_JIT_NEAR };
+	const char *left_out;
+
+	CHECK(vmstack_abi_fit_desc(&d, VMSTACK_ABI_MINOR, &left_out) == sizeof(d));
+	CHECK(!left_out && (d.flags & VMSTACK_VM_F_JIT_NEAR));
+	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == VMSTACK_VM_DESC_SIZE_2_0);
+	CHECK(left_out && d.flags == VMSTACK_VM_F_JIT);
+	d.flags = VMSTACK_VM_F_JIT;
+	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == VMSTACK_VM_DESC_SIZE_2_0 && !left_out);
+	CHECK(VMSTACK_VM_DESC_SIZE_2_1 == sizeof(d));
+}
+
 void output_tests(void)
 {
 	static const struct unit_test t[] = {
@@ -240,6 +256,7 @@ void output_tests(void)
 		{ "output_table", output_table },
 		{ "stacks_count_distinct", stacks_count_distinct },
 		{ "cli_table_is_the_help", cli_table_is_the_help },
+		{ "abi_fit_for_older_module", abi_fit_for_older_module },
 	};
 	unit_run(t, sizeof(t) / sizeof(t[0]));
 }

@@ -283,6 +283,94 @@ UNIT_TEST(walk_vm_empty_activation_at_leaf)
 	CHECK(ips[2] == MAIN_RA);
 }
 
+/*
+ * Compiled code, as LuaJIT keeps it: r14 is an anchor A with the running
+ * object's number at A + 0 (s32), the table's size at A + 4 and the table
+ * at A + 8. Object n at HEAP + 0x1000 * n: code at +0x58 (size +0x54),
+ * link +0x6a, root +0x6c, next of the same root +0x70 (u16 each). Its
+ * state (A + 0x10) is 0 here: the walk stops after the compiled frame.
+ */
+#define JIT_A		(HEAP + 0x100)
+#define JIT_TABLE	(HEAP + 0x200)
+#define JIT_CODE(n)	(0x900000UL + 0x1000 * (n))
+
+static void jit_object(unsigned int n, u16 link, u16 root, u16 next)
+{
+	unsigned long o = HEAP + 0x1000 * n;
+
+	fake_put64(JIT_TABLE + 8 * n, o);
+	fake_put64(o + 0x58, JIT_CODE(n));
+	fake_put32(o + 0x54, 0x100);
+	fake_put16(o + 0x6a, link);
+	fake_put16(o + 0x6c, root);
+	fake_put16(o + 0x70, next);
+}
+
+/* Which object a sample at @pc is given, with vmstate @id (0: none). */
+static unsigned long jit_found(struct vmstack_vm_desc *d, s32 id, unsigned long pc)
+{
+	struct vmstack_walk w = walk_from(pc, STACK + 0x100, 0);
+
+	fake_put32(JIT_A, (u32)id);
+	w.regs[VMSTACK_VM_REG_R14] = JIT_A;
+	w.vms = d;
+	w.nr_vms = 1;
+	vmstack_walk_user(&w);
+	if (!vmstack_is_vmw(ips[0]) || vmstack_vmw_kind(ips[0]) != VMSTACK_VMW_JIT)
+		return 0;
+	return vmstack_vmw_value(ips[0]);
+}
+
+UNIT_TEST(walk_jit_near)
+{
+	struct vmstack_vm_desc d = toy_desc();
+
+	d.flags = VMSTACK_VM_F_JIT;
+	d.jit_reg = VMSTACK_VM_REG_R14;
+	d.jit_count_off = 4;
+	d.jit_table_off = 8;
+	d.jit_state_off = 0x10;
+	d.jit_code_off = 0x58;
+	d.jit_size_off = 0x54;
+	d.jit_link_off = 0x6a;
+	d.jit_root_off = 0x6c;
+	d.jit_side_off = 0x70;
+	d.jit_near_max = 4;
+	mem_setup();
+	fake_put32(JIT_A + 4, 16);
+	fake_put64(JIT_A + 8, JIT_TABLE);
+	jit_object(1, 0, 0, 2);		/* a root: its side traces 2, 5, 6, 7 */
+	jit_object(2, 3, 1, 5);		/* a side trace of 1, linking to 3 */
+	jit_object(3, 3, 0, 0);		/* a root that loops */
+	jit_object(4, 0, 0, 0);		/* a root nothing links to */
+	jit_object(5, 0, 1, 6);
+	jit_object(6, 0, 1, 7);
+	jit_object(7, 0, 1, 0);
+	d.flags |= VMSTACK_VM_F_JIT_NEAR;
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	d.jit_near_max = 0;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	d.jit_near_max = 4;
+	CHECK(jit_found(&d, 1, JIT_CODE(1) + 8) == HEAP + 0x1000);
+	/* Side trace 2 entered from 1's exit, before it stored its number. */
+	CHECK(jit_found(&d, 1, JIT_CODE(2)) == HEAP + 0x2000);
+	/* Root trace 3 entered by 2's link. */
+	CHECK(jit_found(&d, 2, JIT_CODE(3)) == HEAP + 0x3000);
+	/* From side trace 5, its sibling 6 through their root's chain. */
+	CHECK(jit_found(&d, 5, JIT_CODE(6) + 0x20) == HEAP + 0x6000);
+	/* Nothing leads from 3 to 4: not claimed, a native [unknown] frame. */
+	CHECK(jit_found(&d, 3, JIT_CODE(4)) == 0 && ips[0] == JIT_CODE(4));
+	/* At most jit_near_max objects: the link, then 2, 5, 6; not 7. */
+	CHECK(jit_found(&d, 1, JIT_CODE(6)) == HEAP + 0x6000);
+	CHECK(jit_found(&d, 1, JIT_CODE(7)) == 0);
+	/* A chain that loops ends at the cap too. */
+	jit_object(6, 0, 1, 5);
+	CHECK(jit_found(&d, 1, JIT_CODE(7)) == 0);
+	/* Without the flag, only the object the number names. */
+	d.flags &= ~VMSTACK_VM_F_JIT_NEAR;
+	CHECK(jit_found(&d, 1, JIT_CODE(2)) == 0);
+}
+
 UNIT_TEST(vm_desc_checks)
 {
 	struct vmstack_vm_desc d = toy_desc();
@@ -311,6 +399,7 @@ void walk_tests(void)
 		{ "walk_vm_frames", walk_vm_frames },
 		{ "walk_vm_cycle", walk_vm_cycle },
 		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },
+		{ "walk_jit_near", walk_jit_near },
 		{ "vm_desc_checks", vm_desc_checks },
 	};
 	unit_run(t, sizeof(t) / sizeof(t[0]));

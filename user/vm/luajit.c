@@ -55,6 +55,7 @@ struct luajit_layout {
 	int32_t str_len, str_data;
 	/* GCtrace */
 	int32_t tr_startpt, tr_startpc, tr_szmcode, tr_mcode, tr_traceno;
+	int32_t tr_link, tr_root, tr_nextside;	/* TraceNo1 (u16) each */
 	/* Builtin ("fast") functions by ffid: a table made when LuaJIT is built. */
 	const char *const *ffid_names;
 	size_t nffid;
@@ -175,6 +176,9 @@ static const struct luajit_layout debian12 = {
 	.tr_szmcode = 0x54,
 	.tr_mcode = 0x58,
 	.tr_traceno = 0x68,
+	.tr_link = 0x6a,
+	.tr_root = 0x6c,
+	.tr_nextside = 0x70,
 	.ffid_names = debian12_ffid_names,
 	.nffid = sizeof(debian12_ffid_names) / sizeof(debian12_ffid_names[0]),
 };
@@ -276,7 +280,7 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->caller_ra_off = lj->cframe_ret;
 	d->caller_sp_off = (int32_t)lj->cframe_size;
 	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY |
-		   VMSTACK_VM_F_AR_CHAIN;
+		   VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_JIT_NEAR;
 	/* SAVE_NRES < 0: a cframe of lj_vm_cpcall(L, NULL, ...), no Lua frame. */
 	d->ar_empty_off = lj->cframe_nres;
 	/* An FFI callback's frame: a continuation whose continuation is 1. */
@@ -305,6 +309,16 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	 */
 	d->ar_prev_off = lj->cframe_prev;
 	d->ar_chain_max = VMSTACK_VM_AR_CHAIN_MAX;
+	/*
+	 * A trace stores its number in G->vmstate in its first instructions:
+	 * until then vmstate names the trace that linked to it (GCtrace.link)
+	 * or whose exit was patched to jump to it (a side trace: on its
+	 * root's nextside chain).
+	 */
+	d->jit_link_off = lj->tr_link;
+	d->jit_root_off = lj->tr_root;
+	d->jit_side_off = lj->tr_nextside;
+	d->jit_near_max = 16;
 }
 
 static enum vmstack_detect luajit_detect(const struct vmstack_map *m,

@@ -23,6 +23,9 @@
  *        another command are refused, not ignored); GENL header and flags
  *        checked; per-CPU counters numbered from VMSTACK_CS_A_FIRST_COUNTER;
  *        defaults defined here.
+ *   2.1  VMSTACK_VM_F_JIT_NEAR and the jit_link_off .. jit_near_max fields
+ *        of the VM descriptor: compiled code entered from other compiled
+ *        code before the VM stored its number.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -32,7 +35,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	2	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	2
-#define VMSTACK_ABI_MINOR	0
+#define VMSTACK_ABI_MINOR	1
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -379,8 +382,20 @@ enum vmstack_vm_reg {
  * proves nothing: the AR is taken.
  */
 #define VMSTACK_VM_F_AR_CHAIN		(1U << 8)
-#define VMSTACK_VM_F_ALL		((1U << 9) - 1)
+/*
+ * F_JIT (ABI 2.1): the id may still name the code object that jumped into
+ * the one running, whose first instructions store its own number. If the
+ * id's object O does not hold the pc, up to jit_near_max more are tried:
+ * the object O links to (its number, a u16 at O + jit_link_off; 0: none),
+ * then the objects on the chain of O's root R (R's number at O +
+ * jit_root_off, 0 when O is a root itself; the chain's first at R +
+ * jit_side_off, each next at the same offset in the one before; 0 ends
+ * it). (LuaJIT: GCtrace.link, .root, .nextside.)
+ */
+#define VMSTACK_VM_F_JIT_NEAR		(1U << 9)
+#define VMSTACK_VM_F_ALL		((1U << 10) - 1)
 #define VMSTACK_VM_AR_CHAIN_MAX		64
+#define VMSTACK_VM_JIT_NEAR_MAX		32
 
 struct vmstack_vm_desc {
 	__u64 code_start, code_end;
@@ -477,9 +492,16 @@ struct vmstack_vm_desc {
 	__u64 ar_mask;		/* < 4096 */
 	__u64 cont_val;		/* F_CONT_BOTTOM */
 	/* ABI 2.0 ends here; new fields go below (a minor addition). */
+	__s32 jit_link_off;	/* F_JIT_NEAR */
+	__s32 jit_root_off;
+	__s32 jit_side_off;
+	__u32 jit_near_max;	/* F_JIT_NEAR: 1..VMSTACK_VM_JIT_NEAR_MAX */
+	/* ABI 2.1 ends here. */
 };
-/* What a module of ABI 2.0 takes: the struct up to cont_val. */
-#define VMSTACK_VM_DESC_MIN_SIZE	224
+/* The struct's size at each minor: modules take from the 2.0 size on. */
+#define VMSTACK_VM_DESC_SIZE_2_0	224
+#define VMSTACK_VM_DESC_SIZE_2_1	240
+#define VMSTACK_VM_DESC_MIN_SIZE	VMSTACK_VM_DESC_SIZE_2_0
 #define VMSTACK_VM_DESC_MAX_SIZE	1024
 
 /*

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "abi.h"
+
+/* What each ABI minor added to the VM descriptor: its size, its flags. */
+static const struct {
+	uint32_t minor;
+	size_t size;
+	uint32_t flags;
+	const char *what;	/* what a module without it does not do */
+} desc_minors[] = {
+	{ 0, VMSTACK_VM_DESC_SIZE_2_0, VMSTACK_VM_F_JIT_NEAR - 1, NULL },
+	{ 1, VMSTACK_VM_DESC_SIZE_2_1, VMSTACK_VM_F_JIT_NEAR,
+	  "samples at the start of compiled code entered from other compiled code are not attributed" },
+};
+
+size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
+			    const char **left_out)
+{
+	size_t len = sizeof(*d), i;
+	uint32_t flags = 0;
+
+	*left_out = NULL;
+	for (i = 0; i < sizeof(desc_minors) / sizeof(desc_minors[0]); i++) {
+		if (desc_minors[i].minor <= minor) {
+			flags |= desc_minors[i].flags;
+			len = desc_minors[i].size;
+		} else if (d->flags & desc_minors[i].flags) {
+			*left_out = desc_minors[i].what;
+		}
+	}
+	if (minor >= VMSTACK_ABI_MINOR)
+		return sizeof(*d);
+	d->flags &= flags;
+	return len;
+}

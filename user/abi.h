@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a module of an older ABI minor takes (uapi header, "Versions"): a
+ * newer tool sends it only what it knows and says what it will not do.
+ */
+#ifndef VMSTACK_ABI_H
+#define VMSTACK_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/vmstack.h>
+
+/*
+ * Fit descriptor @d for a module of ABI minor @minor: clears the flags it
+ * does not know and returns the length to send. *left_out: what the
+ * module will not do for want of them, or NULL.
+ */
+size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
+			    const char **left_out);
+
+#endif
