@@ -270,7 +270,13 @@ struct vm_name {
 struct vmstack_symbolizer {
 	int pid;
 	struct vmstack_maps maps;
-	struct vmstack_file *files;
+	/*
+	 * One allocation per file: mappings keep pointers to their file's
+	 * table, which must not move when more files come (a realloc'd
+	 * array of tables did, and a process mapping over 32 files crashed
+	 * the recorder).
+	 */
+	struct vmstack_file **files;
 	size_t nfiles, capfiles;
 	struct vmstack_symtab vdso, kernel, perf_map;
 	int vdso_tried, kernel_tried;
@@ -416,16 +422,16 @@ static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 
 	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
 	for (i = 0; i < s->nfiles; i++)
-		if (!strcmp(s->files[i].key, key))
-			return &s->files[i].tab;
+		if (!strcmp(s->files[i]->key, key))
+			return &s->files[i]->tab;
 	if (!load)
 		return NULL;
 	if (s->nfiles == s->capfiles) {
 		s->capfiles = s->capfiles ? 2 * s->capfiles : 32;
 		s->files = xrealloc(s->files, s->capfiles * sizeof(*s->files));
 	}
-	f = &s->files[s->nfiles++];
-	memset(f, 0, sizeof(*f));
+	f = xcalloc(1, sizeof(*f));
+	s->files[s->nfiles++] = f;
 	f->key = xstrdup(key);
 	f->tab.fd = -1;
 	/* Through the target's root, so a process in a container works. */
@@ -627,8 +633,9 @@ void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nfiles; i++) {
-		vmstack_symtab_free(&s->files[i].tab);
-		free(s->files[i].key);
+		vmstack_symtab_free(&s->files[i]->tab);
+		free(s->files[i]->key);
+		free(s->files[i]);
 	}
 	free(s->files);
 	vmstack_maps_free(&s->maps);

@@ -42,6 +42,45 @@ UNIT_TEST(symbols_of_self_exe_and_libc)
 	vmstack_symbolizer_free(s);
 }
 
+/*
+ * A process that maps many files (Tarantool, a dlopen churn): every
+ * mapping's table stays valid as more files are read. 100 paths (links
+ * to one file) give 100 tables; the first mapping is named afterwards.
+ */
+UNIT_TEST(symbols_of_many_files)
+{
+	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	char dir[] = "/tmp/vmstack-unit-XXXXXX", path[128], *maps = NULL, buf[256];
+	const uint64_t pcallk = 0xadc0;	/* lua_pcallk in /usr/bin/lua5.4 */
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	f = open_memstream(&maps, &len);
+	for (i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "%s/lib%d.so", dir, i);
+		CHECK(!symlink("/usr/bin/lua5.4", path));
+		fprintf(f, "%llx-%llx r-xp 00000000 00:00 %d %s\n",
+			0x10000000ULL * (i + 1), 0x10000000ULL * (i + 1) + 0x100000, 1000 + i, path);
+	}
+	fclose(f);
+	f = fmemopen(maps, len, "r");
+	CHECK(vmstack_symbolizer_add_maps(s, f) == 100);
+	fclose(f);
+	CHECK(!strcmp(vmstack_symbolize_user(s, 0x10000000ULL + pcallk, 0, buf, sizeof(buf)),
+		      "lua_pcallk"));
+	CHECK(!strcmp(vmstack_symbolize_user(s, 0x10000000ULL * 100 + pcallk, 0, buf,
+					     sizeof(buf)), "lua_pcallk"));
+	for (i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "%s/lib%d.so", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+	free(maps);
+	vmstack_symbolizer_free(s);
+}
+
 UNIT_TEST(symtab_perf_map_and_kallsyms)
 {
 	char map[] = "/tmp/vmstack-unit-XXXXXX";
@@ -129,8 +168,9 @@ void symbols_tests(void)
 {
 	static const struct unit_test t[] = {
 		{ "symbols_of_self_exe_and_libc", symbols_of_self_exe_and_libc },
+		{ "symbols_of_many_files", symbols_of_many_files },
 		{ "symtab_perf_map_and_kallsyms", symtab_perf_map_and_kallsyms },
 		{ "needed_matches_ldd", needed_matches_ldd },
 	};
-	unit_run(t, 3);
+	unit_run(t, sizeof(t) / sizeof(t[0]));
 }
