@@ -13,7 +13,8 @@ B := build
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
+# The language and warnings hold whatever CFLAGS says (make CFLAGS=... too).
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS += -Iinclude/uapi -Iuser $(shell pkg-config --cflags libnl-genl-3.0)
 LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
 LDLIBS_ELF := -ldw -lelf
@@ -33,7 +34,8 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c module/vm_check.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
-	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm
+	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
+	     $(B)/workloads/libdlspin.so
 
 .PHONY: all module tools check check-debug lint demo bench clean
 all: module tools
@@ -98,6 +100,11 @@ $(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 $(B)/workloads/calltree-nofp: tests/workloads/calltree.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf $< -o $@
+
+# The library dlchurn loads copies of: no frame pointers, rules only.
+$(B)/workloads/libdlspin.so: tests/workloads/dlspin/dlspin.c Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer $< -o $@
 
 # The sandwich demo: C embedding LuaJIT (Debian's libluajit-5.1).
 $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)

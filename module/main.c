@@ -10,9 +10,14 @@ static int __init vmstack_init(void)
 {
 	int err;
 
-	err = vmstack_netlink_init();
+	err = vmstack_session_init();
 	if (err)
 		return err;
+	err = vmstack_netlink_init();
+	if (err) {
+		vmstack_session_exit();
+		return err;
+	}
 	pr_info("vmstack %s loaded (ABI %d.%d)\n", VMSTACK_VERSION,
 		VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
 	return 0;
@@ -25,6 +30,7 @@ static int __init vmstack_init(void)
 static void __exit vmstack_exit(void)
 {
 	vmstack_netlink_exit();
+	vmstack_session_exit();
 	pr_info("vmstack unloaded\n");
 }
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The generic netlink family: strict policies, one handler per command,
- * and every refusal explained through the extended ack.
+ * The generic netlink family: one strict policy per command, one handler
+ * per command, and every refusal explained through the extended ack.
+ * Requests run in the sender's context: SESSION_START installs the
+ * session's file in the sender's table, and every other command finds its
+ * session through a descriptor in that table.
  */
-#include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
@@ -42,12 +44,12 @@ static const struct nla_policy vmstack_start_policy[VMSTACK_A_PAUSED + 1] = {
 };
 
 /* SESSION_STATS, SESSION_STOP, SESSION_RESUME. */
-static const struct nla_policy vmstack_session_policy[VMSTACK_A_SESSION_ID + 1] = {
-	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+static const struct nla_policy vmstack_session_policy[VMSTACK_A_SESSION_FD + 1] = {
+	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
-	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 	[VMSTACK_A_UW_START] = { .type = NLA_U64 },
 	[VMSTACK_A_UW_END] = { .type = NLA_U64 },
 	[VMSTACK_A_UW_ROWS] = { .type = NLA_BINARY,
@@ -58,26 +60,10 @@ static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
 };
 
 static const struct nla_policy vmstack_vm_policy[VMSTACK_A_VM_DESC + 1] = {
-	[VMSTACK_A_SESSION_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 	[VMSTACK_A_VM_DESC] = NLA_POLICY_RANGE(NLA_BINARY, VMSTACK_VM_DESC_MIN_SIZE,
 					       VMSTACK_VM_DESC_MAX_SIZE),
 };
-
-/*
- * Perf events created in the kernel skip perf_event_open()'s checks, so the
- * check is ours. netlink_capable() also requires that whoever opened the
- * socket had the capability, and is against the initial user namespace:
- * root in a user namespace of its own is refused.
- */
-static bool vmstack_allowed(struct sk_buff *skb, struct genl_info *info)
-{
-	if (netlink_capable(skb, CAP_PERFMON) ||
-	    netlink_capable(skb, CAP_SYS_ADMIN))
-		return true;
-	NL_SET_ERR_MSG(info->extack,
-		       "needs CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace");
-	return false;
-}
 
 static void *vmstack_reply_start(struct genl_info *info, struct sk_buff **msgp,
 				 size_t size)
@@ -129,8 +115,6 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int fd, err;
 
-	if (!vmstack_allowed(skb, info))
-		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_PID))
 		return -EINVAL;
 	cfg.pid = nla_get_u32(info->attrs[VMSTACK_A_PID]);
@@ -153,13 +137,15 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 		err = fd;
 		goto err_msg;
 	}
-	err = vmstack_session_start(&cfg, info->extack, &s, &file);
+	/* The privilege check is the session's: it depends on the target. */
+	err = vmstack_session_start(skb, &cfg, info->extack, &s, &file);
 	if (err)
 		goto err_fd;
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, s->id) ||
 	    nla_put_u32(msg, VMSTACK_A_SESSION_FD, fd) ||
 	    nla_put_u32(msg, VMSTACK_A_NR_CPUS, s->nr_rings) ||
-	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, cfg.ring_pages)) {
+	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, s->cfg.ring_pages) ||
+	    nla_put_u32(msg, VMSTACK_A_FREQ, s->cfg.freq)) {
 		err = -EMSGSIZE;
 		fput(file);
 		goto err_fd;
@@ -180,21 +166,44 @@ err_msg:
 	return err;
 }
 
-static int vmstack_put_cpu_stats(struct sk_buff *msg, struct vmstack_session *s,
-				 unsigned int cpu)
+/* The session a request names by SESSION_FD, its file held; or NULL. */
+static struct vmstack_session *vmstack_nl_session(struct genl_info *info,
+						  struct file **filep)
 {
-	struct vmstack_cpu_stats *st = &per_cpu_ptr(s->pcpu, cpu)->stats;
-	struct nlattr *nest;
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_SESSION_FD))
+		return NULL;
+	return vmstack_session_get(nla_get_u32(info->attrs[VMSTACK_A_SESSION_FD]),
+				   filep, info->extack);
+}
+
+/* Every counter of @cpu (0..nr_rings-1), or all CPUs summed (-1). */
+static void vmstack_sum_counters(struct vmstack_session *s, int cpu, u64 *sum)
+{
+	unsigned int c, i;
+
+	memset(sum, 0, sizeof(u64) * VMSTACK_NR_COUNTERS);
+	for_each_possible_cpu(c) {
+		struct vmstack_cpu_stats *st = &per_cpu_ptr(s->pcpu, c)->stats;
+
+		if (c >= s->nr_rings || (cpu >= 0 && c != cpu))
+			continue;
+		for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
+			sum[i] += local64_read(&st->counter[i]);
+	}
+}
+
+/* A nest @type of every counter in @v, and @cpu unless it is -1. */
+static int vmstack_put_counters(struct sk_buff *msg, int type, int cpu, const u64 *v)
+{
+	struct nlattr *nest = nla_nest_start(msg, type);
 	int i;
 
-	nest = nla_nest_start(msg, VMSTACK_STATS_A_CPU_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(msg, VMSTACK_CS_A_CPU, cpu))
+	if (cpu >= 0 && nla_put_u32(msg, VMSTACK_CS_A_CPU, cpu))
 		goto cancel;
 	for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
-		if (nla_put_u64_64bit(msg, VMSTACK_CS_A_FIRST_COUNTER + i,
-				      local64_read(&st->counter[i]),
+		if (nla_put_u64_64bit(msg, VMSTACK_CS_A_FIRST_COUNTER + i, v[i],
 				      VMSTACK_CS_A_PAD))
 			goto cancel;
 	nla_nest_end(msg, nest);
@@ -204,6 +213,7 @@ cancel:
 	nla_nest_cancel(msg, nest);
 	return -EMSGSIZE;
 }
+
 /* The handler time histogram of all CPUs together. */
 static int vmstack_put_hist(struct sk_buff *msg, struct vmstack_session *s)
 {
@@ -226,101 +236,121 @@ static int vmstack_put_hist(struct sk_buff *msg, struct vmstack_session *s)
 	return 0;
 }
 
-/* Caller holds vmstack_sessions_lock; the session stays listed meanwhile. */
-static struct vmstack_session *vmstack_nl_session(struct genl_info *info)
-{
-	struct vmstack_session *s;
-
-	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_SESSION_ID))
-		return NULL;
-	s = vmstack_session_find(nla_get_u32(info->attrs[VMSTACK_A_SESSION_ID]));
-	if (!s)
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[VMSTACK_A_SESSION_ID],
-				    "no such session");
-	return s;
-}
-
 static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
 {
+	u64 sum[VMSTACK_NR_COUNTERS];
 	struct vmstack_session *s;
 	struct sk_buff *msg;
-	struct nlattr *nest;
-	unsigned int cpu;
+	struct file *file;
 	size_t size;
 	void *hdr;
 	int err = -EMSGSIZE;
 
-	if (!vmstack_allowed(skb, info))
-		return -EPERM;
-	mutex_lock(&vmstack_sessions_lock);
-	s = vmstack_nl_session(info);
-	if (!s) {
-		mutex_unlock(&vmstack_sessions_lock);
-		return info->attrs[VMSTACK_A_SESSION_ID] ? -ENOENT : -EINVAL;
-	}
-	size = nla_total_size(sizeof(u32)) + nla_total_size(0) +
-	       s->nr_rings * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			      VMSTACK_NR_COUNTERS *
-			      nla_total_size_64bit(sizeof(u64))) +
+	s = vmstack_nl_session(info, &file);
+	if (!s)
+		return -EBADF;
+	size = 2 * nla_total_size(sizeof(u32)) + nla_total_size(0) +
+	       VMSTACK_NR_COUNTERS * nla_total_size_64bit(sizeof(u64)) +
 	       nla_total_size(sizeof(u64) * VMSTACK_HIST_BUCKETS);
 	hdr = vmstack_reply_start(info, &msg, size);
 	if (!hdr) {
-		mutex_unlock(&vmstack_sessions_lock);
+		fput(file);
 		return -ENOMEM;
 	}
-	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, s->id))
+	vmstack_sum_counters(s, -1, sum);
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, s->id) ||
+	    nla_put_u32(msg, VMSTACK_A_NR_CPUS, s->nr_rings) ||
+	    vmstack_put_counters(msg, VMSTACK_A_COUNTERS, -1, sum) ||
+	    vmstack_put_hist(msg, s))
 		goto err;
-	nest = nla_nest_start(msg, VMSTACK_A_STATS);
-	if (!nest)
-		goto err;
-	for_each_possible_cpu(cpu) {
-		if (cpu >= s->nr_rings)
-			break;
-		err = vmstack_put_cpu_stats(msg, s, cpu);
-		if (err)
-			goto err;
-	}
-	nla_nest_end(msg, nest);
-	err = vmstack_put_hist(msg, s);
-	if (err)
-		goto err;
-	mutex_unlock(&vmstack_sessions_lock);
+	fput(file);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
 err:
-	mutex_unlock(&vmstack_sessions_lock);
+	fput(file);
 	nlmsg_free(msg);
 	return err;
 }
 
+/*
+ * SESSION_STATS with NLM_F_DUMP: every CPU's counters, in as many
+ * messages as they take. The session is found where the request came in
+ * (start, in the sender's context) and held until done.
+ */
+static int vmstack_nl_stats_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct file *file;
+
+	if (!info->attrs[VMSTACK_A_SESSION_FD]) {
+		NL_SET_ERR_MSG(cb->extack, "SESSION_FD missing");
+		return -EINVAL;
+	}
+	if (!vmstack_session_get(nla_get_u32(info->attrs[VMSTACK_A_SESSION_FD]),
+				 &file, cb->extack))
+		return -EBADF;
+	cb->args[0] = (long)file;
+	cb->args[1] = 0;		/* the next CPU */
+	return 0;
+}
+
+static int vmstack_nl_stats_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct vmstack_session *s = ((struct file *)cb->args[0])->private_data;
+	u64 v[VMSTACK_NR_COUNTERS];
+	unsigned int cpu;
+	void *hdr;
+
+	for (cpu = cb->args[1]; cpu < s->nr_rings; cpu++) {
+		if (!cpu_possible(cpu))
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &vmstack_family, NLM_F_MULTI,
+				  VMSTACK_CMD_SESSION_STATS);
+		if (!hdr)
+			break;
+		vmstack_sum_counters(s, cpu, v);
+		if (vmstack_put_counters(skb, VMSTACK_A_CPU_STATS, cpu, v)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[1] = cpu;
+	return skb->len;
+}
+
+static int vmstack_nl_stats_done(struct netlink_callback *cb)
+{
+	if (cb->args[0])
+		fput((struct file *)cb->args[0]);
+	return 0;
+}
+
 /* SESSION_STOP and SESSION_RESUME: @fn applied to the named session. */
-static int vmstack_nl_session_apply(struct sk_buff *skb, struct genl_info *info,
+static int vmstack_nl_session_apply(struct genl_info *info,
 				    void (*fn)(struct vmstack_session *s))
 {
 	struct vmstack_session *s;
+	struct file *file;
 
-	if (!vmstack_allowed(skb, info))
-		return -EPERM;
-	mutex_lock(&vmstack_sessions_lock);
-	s = vmstack_nl_session(info);
-	if (s)
-		fn(s);
-	mutex_unlock(&vmstack_sessions_lock);
+	s = vmstack_nl_session(info, &file);
 	if (!s)
-		return info->attrs[VMSTACK_A_SESSION_ID] ? -ENOENT : -EINVAL;
+		return -EBADF;
+	fn(s);
+	fput(file);
 	return 0;
 }
 
 static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	return vmstack_nl_session_apply(skb, info, vmstack_session_stop);
+	return vmstack_nl_session_apply(info, vmstack_session_stop);
 }
 
 static int vmstack_nl_session_resume(struct sk_buff *skb, struct genl_info *info)
 {
-	return vmstack_nl_session_apply(skb, info, vmstack_session_resume);
+	return vmstack_nl_session_apply(info, vmstack_session_resume);
 }
 
 static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
@@ -329,12 +359,11 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	struct vmstack_session *s;
 	struct sk_buff *msg;
 	struct nlattr *rows;
+	struct file *file;
 	void *hdr;
 	u64 bytes;
 	int err;
 
-	if (!vmstack_allowed(skb, info))
-		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_START) ||
 	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_END) ||
 	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_TOTAL) ||
@@ -354,14 +383,19 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	c.nrows = nla_len(rows) / sizeof(struct vmstack_uw_row);
 	c.rows = nla_data(rows);
 
+	s = vmstack_nl_session(info, &file);
+	if (!s)
+		return -EBADF;
 	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
-	if (!hdr)
+	if (!hdr) {
+		fput(file);
 		return -ENOMEM;
-	mutex_lock(&vmstack_sessions_lock);
-	s = vmstack_nl_session(info);
-	err = s ? vmstack_uw_add(s, &c, info->extack) : -ENOENT;
-	bytes = s ? s->uw_bytes : 0;
-	mutex_unlock(&vmstack_sessions_lock);
+	}
+	mutex_lock(&s->lock);
+	err = vmstack_uw_add(s, &c, info->extack);
+	bytes = s->uw_bytes;
+	mutex_unlock(&s->lock);
+	fput(file);
 	if (err || nla_put_u64_64bit(msg, VMSTACK_A_UW_BYTES, bytes,
 				     VMSTACK_A_PAD)) {
 		nlmsg_free(msg);
@@ -375,18 +409,17 @@ static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct vmstack_session *s;
 	struct nlattr *desc;
+	struct file *file;
 	int err;
 
-	if (!vmstack_allowed(skb, info))
-		return -EPERM;
 	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_VM_DESC))
 		return -EINVAL;
 	desc = info->attrs[VMSTACK_A_VM_DESC];
-	mutex_lock(&vmstack_sessions_lock);
-	s = vmstack_nl_session(info);
-	err = s ? vmstack_vm_add(s, nla_data(desc), nla_len(desc), info->extack) :
-		  -ENOENT;
-	mutex_unlock(&vmstack_sessions_lock);
+	s = vmstack_nl_session(info, &file);
+	if (!s)
+		return -EBADF;
+	err = vmstack_vm_add(s, nla_data(desc), nla_len(desc), info->extack);
+	fput(file);
 	return err;
 }
 
@@ -402,8 +435,15 @@ static const struct genl_ops vmstack_ops[] = {
 	{ .cmd = VMSTACK_CMD_GET_STATUS, .doit = vmstack_nl_get_status },
 	VMSTACK_OP(VMSTACK_CMD_SESSION_START, vmstack_nl_session_start,
 		   vmstack_start_policy),
-	VMSTACK_OP(VMSTACK_CMD_SESSION_STATS, vmstack_nl_session_stats,
-		   vmstack_session_policy),
+	{
+		.cmd = VMSTACK_CMD_SESSION_STATS,
+		.doit = vmstack_nl_session_stats,
+		.start = vmstack_nl_stats_start,
+		.dumpit = vmstack_nl_stats_dump,
+		.done = vmstack_nl_stats_done,
+		.policy = vmstack_session_policy,
+		.maxattr = ARRAY_SIZE(vmstack_session_policy) - 1,
+	},
 	VMSTACK_OP(VMSTACK_CMD_SESSION_STOP, vmstack_nl_session_stop,
 		   vmstack_session_policy),
 	VMSTACK_OP(VMSTACK_CMD_UNWIND_ADD, vmstack_nl_unwind_add,

@@ -3,16 +3,23 @@
  * The perf overflow handler: the one place that calls the unwinders and
  * writes a record. It runs in hard interrupt context (software events) or
  * NMI context (hardware events), so it takes no lock, allocates nothing and
- * only touches this CPU's state of the session.
+ * only touches this CPU's state of the session. Its work is bounded
+ * whatever the target does: the user walk by a read budget
+ * (VMSTACK_MAX_READS), the handler's time on each CPU by a throttle.
  */
+#include <linux/build_bug.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <asm/ptrace.h>
+#include <asm/sigcontext.h>
+#include <asm/ucontext.h>
 #include "vmstack.h"
 
 /* The user stack from registers @uregs (walk.h does the work). */
@@ -29,8 +36,14 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s,
 		.sp = uregs->sp,
 		.ips = ips,
 		.max = s->cfg.max_depth,
+		.reads_left = VMSTACK_MAX_READS,
 	};
 
+	/* The walker's view of a signal frame is the kernel's own layout. */
+	BUILD_BUG_ON(offsetof(struct ucontext, uc_mcontext) +
+		     offsetof(struct sigcontext, bp) != VMSTACK_SIGCONTEXT_RBP);
+	BUILD_BUG_ON(offsetof(struct sigcontext, sp) - offsetof(struct sigcontext, bp) != 40 ||
+		     offsetof(struct sigcontext, ip) - offsetof(struct sigcontext, bp) != 48);
 	w.regs[VMSTACK_VM_REG_RAX] = uregs->ax;
 	w.regs[VMSTACK_VM_REG_RBX] = uregs->bx;
 	w.regs[VMSTACK_VM_REG_RCX] = uregs->cx;
@@ -45,6 +58,26 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s,
 	vmstack_walk_user(&w);
 	*flags |= w.flags;
 	return w.n;
+}
+
+/*
+ * May the user stack of @task be read? Not in a 32-bit task (its frames
+ * are not what the rules describe), and not once a target the session
+ * watches stopped being dumpable (a setuid exec: perf detaches its task
+ * events then).
+ */
+static bool vmstack_user_readable(struct vmstack_session *s, struct task_struct *task,
+				  struct pt_regs *uregs, struct vmstack_cpu *pc)
+{
+	if (!user_64bit_mode(uregs)) {
+		vmstack_count(&pc->stats, VMSTACK_CS_A_COMPAT, 1);
+		return false;
+	}
+	if (s->watch_dumpable && get_dumpable(task->mm) != SUID_DUMP_USER) {
+		vmstack_count(&pc->stats, VMSTACK_CS_A_NOT_DUMPABLE, 1);
+		return false;
+	}
+	return true;
 }
 
 static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
@@ -66,11 +99,33 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
 	} else {
 		uregs = regs;
 	}
-	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs))
-		nu = vmstack_capture_user(s, uregs, pc->ips + nk, &flags);
+	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs) &&
+	    task->mm) {
+		if (vmstack_user_readable(s, task, uregs, pc))
+			nu = vmstack_capture_user(s, uregs, pc->ips + nk, &flags);
+		else
+			flags |= VMSTACK_SF_NO_USER;
+	}
 	*nr_kernel = nk;
 	*nr_user = nu;
 	return flags;
+}
+
+/*
+ * The time budget: within each VMSTACK_THROTTLE_WINDOW_NS on a CPU, the
+ * handler may take VMSTACK_HANDLER_MAX_PERCENT of it; past that, samples
+ * are dropped until the window ends (as perf throttles a PMU interrupt
+ * that takes too long, but per session and counted).
+ */
+static bool vmstack_throttled(struct vmstack_cpu *pc, u64 now)
+{
+	if (now - pc->window_start >= VMSTACK_THROTTLE_WINDOW_NS) {
+		pc->window_start = now;
+		pc->window_ns = 0;
+		return false;
+	}
+	return pc->window_ns >=
+	       VMSTACK_THROTTLE_WINDOW_NS * VMSTACK_HANDLER_MAX_PERCENT / 100;
 }
 
 void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
@@ -99,6 +154,11 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	barrier();
 	/* local_clock() is NMI-safe; the handler measures itself (bench). */
 	t0 = local_clock();
+	if (vmstack_throttled(pc, t0)) {
+		vmstack_count(&pc->stats, VMSTACK_CS_A_THROTTLED, 1);
+		vmstack_count(&pc->stats, VMSTACK_CS_A_DROPPED, 1);
+		goto unbusy;
+	}
 
 	flags = vmstack_capture(s, pc, regs, &nr_kernel, &nr_user);
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))
@@ -107,6 +167,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		vmstack_count(&pc->stats, VMSTACK_CS_A_USER_FAULTS, 1);
 	if (flags & VMSTACK_SF_VM_BROKEN)
 		vmstack_count(&pc->stats, VMSTACK_CS_A_VM_ERRORS, 1);
+	if (flags & VMSTACK_SF_BUDGET)
+		vmstack_count(&pc->stats, VMSTACK_CS_A_BUDGET, 1);
 
 	size = sizeof(*rec) + (nr_kernel + nr_user) * sizeof(u64);
 	rec = vmstack_ring_reserve(&pc->ring, size, &bad_tail);
@@ -131,8 +193,10 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	vmstack_count(&pc->stats, VMSTACK_CS_A_FRAMES, nr_kernel + nr_user);
 out:
 	ns = local_clock() - t0;
+	pc->window_ns += ns;
 	vmstack_count(&pc->stats, VMSTACK_CS_A_HANDLER_NS, ns);
 	pc->stats.hist[vmstack_hist_bucket(ns)]++;
+unbusy:
 	barrier();
 	WRITE_ONCE(pc->busy, 0);
 }

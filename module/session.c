@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Session lifetime: the target, the perf events, the rings and the file
- * descriptor that owns them all. A session ends when its file is released
- * (close, or the owner's exit), so a killed recorder leaves nothing behind.
+ * Session lifetime: who may start one, the target, the perf events (one
+ * per online CPU, made and released by CPU hotplug), the rings, and the
+ * file that owns them all. Closing the file's descriptor in the process
+ * that started it stops sampling; the last of the descriptor and the
+ * rings' mapping frees everything, so a killed recorder leaves nothing.
  */
 #include <linux/anon_inodes.h>
+#include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cred.h>
+#include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/build_bug.h>
+#include <linux/idr.h>
+#include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
@@ -18,26 +27,23 @@
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
-#include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <net/netlink.h>
 #include "vmstack.h"
 
-DEFINE_MUTEX(vmstack_sessions_lock);
+/* vmstack_sessions_lock: the list, the ids, the limits. */
+static DEFINE_MUTEX(vmstack_sessions_lock);
 static LIST_HEAD(vmstack_sessions);
-static u32 vmstack_next_id = 1;
+static DEFINE_IDR(vmstack_ids);
+static enum cpuhp_state vmstack_cpuhp_state;
 
-/* Caller holds vmstack_sessions_lock. */
-struct vmstack_session *vmstack_session_find(u32 id)
-{
-	struct vmstack_session *s;
-
-	list_for_each_entry(s, &vmstack_sessions, node)
-		if (s->id == id)
-			return s;
-	return NULL;
-}
+static const struct file_operations vmstack_session_fops;
 
 u32 vmstack_nr_sessions(void)
 {
@@ -51,31 +57,126 @@ u32 vmstack_nr_sessions(void)
 	return n;
 }
 
-/* Caller holds vmstack_sessions_lock (or owns @s alone). */
+struct vmstack_session *vmstack_session_get(u32 fd, struct file **filep,
+					    struct netlink_ext_ack *extack)
+{
+	struct file *file = fget(fd);
+
+	/* The caller's own table: only the holder of a session names it. */
+	if (!file || file->f_op != &vmstack_session_fops || !file->private_data) {
+		if (file)
+			fput(file);
+		NL_SET_ERR_MSG(extack, "SESSION_FD is not a vmstack session of the caller");
+		return NULL;
+	}
+	*filep = file;
+	return file->private_data;
+}
+
+/* One CPU's event, disabled unless the session samples. Caller holds s->lock. */
+static int vmstack_event_make(struct vmstack_session *s, unsigned int cpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = s->cfg.freq,
+		.disabled = !s->sampling,
+	};
+	struct perf_event *ev;
+
+	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, vmstack_overflow, s);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	s->events[cpu] = ev;
+	return 0;
+}
+
+/*
+ * CPU hotplug (CPUHP_AP_ONLINE_DYN, on the CPU itself): a CPU that comes
+ * online gets the session's event, one that goes down loses it; the time
+ * in between is counted (OFFLINE_NS). Adding the session as an instance
+ * makes the events of the CPUs online then.
+ */
+static int vmstack_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct vmstack_session *s = hlist_entry(node, struct vmstack_session, cpuhp);
+	struct vmstack_cpu *pc = per_cpu_ptr(s->pcpu, cpu);
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	if (pc->offline_since) {
+		vmstack_count(&pc->stats, VMSTACK_CS_A_OFFLINE_NS,
+			      ktime_get_ns() - pc->offline_since);
+		pc->offline_since = 0;
+	}
+	if (!s->stopped && !s->events[cpu] && cpu < s->nr_rings)
+		err = vmstack_event_make(s, cpu);
+	mutex_unlock(&s->lock);
+	/* A CPU coming online later is not refused for it: just not sampled. */
+	return s->hotplug ? 0 : err;
+}
+
+static int vmstack_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct vmstack_session *s = hlist_entry(node, struct vmstack_session, cpuhp);
+
+	mutex_lock(&s->lock);
+	if (s->events[cpu]) {
+		perf_event_release_kernel(s->events[cpu]);
+		s->events[cpu] = NULL;
+		if (!s->stopped)
+			per_cpu_ptr(s->pcpu, cpu)->offline_since = ktime_get_ns();
+	}
+	mutex_unlock(&s->lock);
+	return 0;
+}
+
+/*
+ * Stop for good: release every event. When this returns no handler of
+ * the session runs (perf removes an event from its CPU synchronously).
+ */
 void vmstack_session_stop(struct vmstack_session *s)
+{
+	bool hotplug;
+
+	mutex_lock(&s->lock);
+	s->stopped = true;
+	s->sampling = false;
+	hotplug = s->hotplug;
+	s->hotplug = false;
+	mutex_unlock(&s->lock);
+	/* Not under s->lock: the teardown callbacks take it. */
+	if (hotplug)
+		cpuhp_state_remove_instance(vmstack_cpuhp_state, &s->cpuhp);
+}
+
+void vmstack_session_resume(struct vmstack_session *s)
 {
 	unsigned int cpu;
 
-	if (!s->events)
-		return;
-	for (cpu = 0; cpu < s->nr_rings; cpu++)
-		if (s->events[cpu])
-			perf_event_release_kernel(s->events[cpu]);
-	kfree(s->events);
-	s->events = NULL;
-	/*
-	 * A handler already running on another CPU (an NMI, say) runs with
-	 * preemption off; once this returns none can still see the session.
-	 */
-	synchronize_rcu();
+	mutex_lock(&s->lock);
+	if (!s->stopped) {
+		s->sampling = true;
+		for (cpu = 0; cpu < s->nr_rings; cpu++)
+			if (s->events[cpu])
+				perf_event_enable(s->events[cpu]);
+	}
+	mutex_unlock(&s->lock);
 }
 
-/* Caller holds vmstack_sessions_lock. */
 int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		   struct netlink_ext_ack *extack)
 {
 	struct vmstack_vm_desc d = { 0 };
 	const char *why;
+	int err = 0;
 
 	/*
 	 * The policy holds @len to VMSTACK_VM_DESC_MIN_SIZE..MAX_SIZE. A
@@ -95,35 +196,112 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		vmstack_set_err(extack, why);
 		return -EINVAL;
 	}
+	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
+	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_0 ||
+		     sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
+		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
+	mutex_lock(&s->lock);
 	if (s->nr_vms == VMSTACK_VM_MAX) {
 		NL_SET_ERR_MSG(extack, "too many VM descriptors in this session");
-		return -ENOSPC;
+		err = -ENOSPC;
+	} else {
+		s->vms[s->nr_vms] = d;
+		/* The handler reads nr_vms first: the descriptor must be in place. */
+		smp_store_release(&s->nr_vms, s->nr_vms + 1);
 	}
-	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
-	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_2_1 || sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
-		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
-	s->vms[s->nr_vms] = d;
-	/* The handler reads nr_vms first: the descriptor must be in place. */
-	smp_store_release(&s->nr_vms, s->nr_vms + 1);
-	return 0;
+	mutex_unlock(&s->lock);
+	return err;
 }
 
-/* Caller holds vmstack_sessions_lock. */
-void vmstack_session_resume(struct vmstack_session *s)
+/* How big the rings are: a control page and the data pages per CPU. */
+static void vmstack_rings_size(struct vmstack_session *s)
 {
+	s->nr_rings = nr_cpu_ids;
+	s->ring_stride = (size_t)(s->cfg.ring_pages + 1) * PAGE_SIZE;
+	s->area_size = s->ring_stride * s->nr_rings;
+	s->nr_pages = s->area_size >> PAGE_SHIFT;
+}
+
+/* The rings' pages: charged to the caller's memory cgroup. */
+static int vmstack_rings_alloc(struct vmstack_session *s)
+{
+	unsigned long i;
 	unsigned int cpu;
 
-	for (cpu = 0; s->events && cpu < s->nr_rings; cpu++)
-		if (s->events[cpu])
-			perf_event_enable(s->events[cpu]);
+	s->pages = kvcalloc(s->nr_pages, sizeof(*s->pages), GFP_KERNEL_ACCOUNT);
+	if (!s->pages)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_pages; i++) {
+		s->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					 __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+		if (!s->pages[i])
+			return -ENOMEM;
+	}
+	/* VM_USERMAP: remap_vmalloc_range() maps it for the reader. */
+	s->area = vmap(s->pages, s->nr_pages, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (!s->area)
+		return -ENOMEM;
+	s->pcpu = alloc_percpu_gfp(struct vmstack_cpu, GFP_KERNEL_ACCOUNT);
+	if (!s->pcpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		if (cpu >= s->nr_rings)
+			break;
+		vmstack_ring_init(&per_cpu_ptr(s->pcpu, cpu)->ring,
+				  (u8 *)s->area + cpu * s->ring_stride,
+				  s->cfg.ring_pages, cpu);
+	}
+	s->events = kcalloc(s->nr_rings, sizeof(*s->events), GFP_KERNEL_ACCOUNT);
+	return s->events ? 0 : -ENOMEM;
+}
+
+static void vmstack_rings_free(struct vmstack_session *s)
+{
+	unsigned long i;
+
+	if (s->area)
+		vunmap(s->area);
+	for (i = 0; s->pages && i < s->nr_pages && s->pages[i]; i++)
+		__free_page(s->pages[i]);
+	kvfree(s->pages);
+	free_percpu(s->pcpu);
+	kfree(s->events);
+}
+
+/*
+ * The rings count as the user's locked memory, as perf's buffers do:
+ * within RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.
+ */
+static int vmstack_charge(struct vmstack_session *s, struct netlink_ext_ack *extack)
+{
+	unsigned long pages = s->nr_pages, limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	bool unlimited = capable(CAP_IPC_LOCK);
+	unsigned long cur;
+
+	s->user = get_current_user();
+	cur = atomic_long_read(&s->user->locked_vm);
+	do {
+		if (!unlimited && cur + pages > limit) {
+			NL_SET_ERR_MSG(extack,
+				       "the rings exceed RLIMIT_MEMLOCK: raise it or use fewer ring pages");
+			return -ENOMEM;
+		}
+	} while (!atomic_long_try_cmpxchg(&s->user->locked_vm, &cur, cur + pages));
+	s->locked_pages = pages;
+	return 0;
 }
 
 static void vmstack_session_free(struct vmstack_session *s)
 {
 	vmstack_session_stop(s);
+	/* Belt and braces: a handler can outlive nothing it uses. */
+	synchronize_rcu();
 	vmstack_uw_free(s);
-	vfree(s->area);
-	free_percpu(s->pcpu);
+	vmstack_rings_free(s);
+	if (s->user) {
+		atomic_long_sub(s->locked_pages, &s->user->locked_vm);
+		free_uid(s->user);
+	}
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
 	put_pid(s->tgid);
@@ -138,8 +316,24 @@ static int vmstack_file_release(struct inode *inode, struct file *file)
 		return 0;
 	mutex_lock(&vmstack_sessions_lock);
 	list_del(&s->node);
+	idr_remove(&vmstack_ids, s->id);
 	mutex_unlock(&vmstack_sessions_lock);
 	vmstack_session_free(s);
+	return 0;
+}
+
+/*
+ * Every close of a descriptor of the file; @id is the closer's file
+ * table. Closing it in the process that started the session (its exit
+ * included) stops sampling, even while the rings stay mapped.
+ */
+static int vmstack_file_flush(struct file *file, fl_owner_t id)
+{
+	struct vmstack_session *s = file->private_data;
+
+	/* Compared, never followed: the starter's table may be gone. */
+	if (s && id == s->owner_files)
+		vmstack_session_stop(s);
 	return 0;
 }
 
@@ -154,133 +348,176 @@ static int vmstack_file_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	/* Not inherited by fork: a child would keep the session alive. */
 	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
 	return remap_vmalloc_range(vma, s->area, 0);
 }
 
 static const struct file_operations vmstack_session_fops = {
 	.owner = THIS_MODULE,
 	.release = vmstack_file_release,
+	.flush = vmstack_file_flush,
 	.mmap = vmstack_file_mmap,
 	.llseek = noop_llseek,
 };
 
-static struct pid *vmstack_find_target(u32 nr, struct netlink_ext_ack *extack)
+/* Who may profile @task: perf's rule for a task event, by hand. */
+static int vmstack_may_profile(struct sk_buff *skb, struct task_struct *task,
+			       struct netlink_ext_ack *extack)
 {
+	const struct cred *cred = current_cred(), *tcred;
+	bool same, dumpable;
+
+	if (netlink_capable(skb, CAP_SYS_ADMIN) || netlink_capable(skb, CAP_SYS_PTRACE))
+		return 0;
+	/* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) is not exported. */
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	same = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	rcu_read_unlock();
+	task_lock(task);
+	dumpable = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	task_unlock(task);
+	if (same && dumpable)
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "may not read the target's memory: needs CAP_SYS_PTRACE, or the target's own user and a dumpable target");
+	return -EPERM;
+}
+
+/* The target's thread group, if the caller may profile it. */
+static struct pid *vmstack_find_target(struct sk_buff *skb, u32 nr,
+				       struct netlink_ext_ack *extack, int *err,
+				       bool *watch_dumpable)
+{
+	bool privileged, dumpable;
 	struct task_struct *task;
 	struct pid *tgid = NULL;
 
 	rcu_read_lock();
 	task = pid_task(find_vpid(nr), PIDTYPE_PID);
-	if (!task)
-		NL_SET_ERR_MSG(extack, "no such process");
-	else if (task->flags & PF_KTHREAD)
-		NL_SET_ERR_MSG(extack, "target is a kernel thread");
-	else
-		tgid = get_pid(task_tgid(task));
+	if (task)
+		get_task_struct(task);
 	rcu_read_unlock();
+	*err = -ESRCH;
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "no such process");
+		return NULL;
+	}
+	if (task->flags & PF_KTHREAD) {
+		NL_SET_ERR_MSG(extack, "target is a kernel thread");
+	} else {
+		*err = vmstack_may_profile(skb, task, extack);
+		if (!*err)
+			tgid = get_pid(task_tgid(task));
+		privileged = netlink_capable(skb, CAP_SYS_ADMIN) ||
+			     netlink_capable(skb, CAP_SYS_PTRACE);
+		task_lock(task);
+		dumpable = task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+		task_unlock(task);
+		*watch_dumpable = !privileged || dumpable;
+	}
+	put_task_struct(task);
 	return tgid;
 }
 
-static int vmstack_session_open_events(struct vmstack_session *s,
-				       struct netlink_ext_ack *extack)
+/*
+ * kernel.perf_event_max_sample_rate, which perf_event_open() holds every
+ * caller to. Not exported to modules: read as perf's users read it.
+ */
+static int vmstack_max_sample_rate(u32 *rate)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.freq = 1,
-		.sample_freq = s->cfg.freq,
-		.disabled = s->cfg.paused,
-	};
-	struct perf_event *ev;
-	unsigned int cpu;
+	struct file *f = filp_open("/proc/sys/kernel/perf_event_max_sample_rate",
+				   O_RDONLY, 0);
+	char buf[24] = "";
+	loff_t pos = 0;
+	ssize_t n;
 
-	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
-		attr.type = PERF_TYPE_HARDWARE;
-		attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	} else {
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	}
-	s->events = kcalloc(s->nr_rings, sizeof(*s->events), GFP_KERNEL);
-	if (!s->events)
-		return -ENOMEM;
-	/*
-	 * One event per CPU, filtered by process in the handler: it sees every
-	 * thread of the target, those created later included, with no race
-	 * between listing threads and attaching to them. CPUs brought online
-	 * later are not sampled.
-	 */
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		if (cpu >= s->nr_rings)
-			break;
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
-						      vmstack_overflow, s);
-		if (IS_ERR(ev)) {
-			cpus_read_unlock();
-			if (s->cfg.event == VMSTACK_EVENT_CYCLES)
-				NL_SET_ERR_MSG(extack,
-					       "cannot create a cycles event (no PMU?); try cpu-clock");
-			else
-				NL_SET_ERR_MSG(extack,
-					       "cannot create a cpu-clock event");
-			return PTR_ERR(ev);
-		}
-		s->events[cpu] = ev;
-	}
-	cpus_read_unlock();
-	return 0;
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0)
+		return -EIO;
+	return kstrtou32(strim(buf), 10, rate);
 }
 
-static int vmstack_session_alloc_rings(struct vmstack_session *s)
+/* Room for one more session of the caller's user? Caller holds the lock. */
+static int vmstack_session_room(kuid_t uid, struct netlink_ext_ack *extack)
 {
-	unsigned int cpu;
+	struct vmstack_session *s;
+	u32 all = 0, mine = 0;
 
-	s->nr_rings = nr_cpu_ids;
-	s->ring_stride = (size_t)(s->cfg.ring_pages + 1) * PAGE_SIZE;
-	s->area_size = s->ring_stride * s->nr_rings;
-	s->area = vmalloc_user(s->area_size);
-	if (!s->area)
-		return -ENOMEM;
-	s->pcpu = alloc_percpu(struct vmstack_cpu);
-	if (!s->pcpu)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		if (cpu >= s->nr_rings)
-			break;
-		vmstack_ring_init(&per_cpu_ptr(s->pcpu, cpu)->ring,
-				  (u8 *)s->area + cpu * s->ring_stride,
-				  s->cfg.ring_pages, cpu);
+	list_for_each_entry(s, &vmstack_sessions, node) {
+		all++;
+		mine += uid_eq(s->owner, uid);
+	}
+	if (all >= VMSTACK_MAX_SESSIONS) {
+		NL_SET_ERR_MSG(extack, "too many vmstack sessions open (VMSTACK_MAX_SESSIONS)");
+		return -EMFILE;
+	}
+	if (mine >= VMSTACK_MAX_USER_SESSIONS) {
+		NL_SET_ERR_MSG(extack,
+			       "too many vmstack sessions open by this user (VMSTACK_MAX_USER_SESSIONS)");
+		return -EMFILE;
 	}
 	return 0;
 }
 
-int vmstack_session_start(const struct vmstack_session_cfg *cfg,
+int vmstack_session_start(struct sk_buff *skb,
+			  const struct vmstack_session_cfg *cfg,
 			  struct netlink_ext_ack *extack,
 			  struct vmstack_session **sp, struct file **filep)
 {
 	struct vmstack_session *s;
 	struct file *file;
+	u32 max_rate;
 	int err;
 
+	/*
+	 * Perf events created in the kernel skip perf_event_open()'s checks,
+	 * so the checks are ours. netlink_capable() also requires that
+	 * whoever opened the socket had the capability, and is against the
+	 * initial user namespace: root in a user namespace of its own is
+	 * refused. The right to read the target is checked once it is found.
+	 */
+	if (!netlink_capable(skb, CAP_SYS_ADMIN) && !netlink_capable(skb, CAP_PERFMON)) {
+		NL_SET_ERR_MSG(extack,
+			       "needs CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
 	if (!is_power_of_2(cfg->ring_pages)) {
 		NL_SET_ERR_MSG(extack, "ring pages must be a power of 2");
 		return -EINVAL;
 	}
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&s->node);
-	INIT_LIST_HEAD(&s->uw_tables);
+	mutex_init(&s->lock);
 	s->cfg = *cfg;
-	s->tgid = vmstack_find_target(cfg->pid, extack);
-	if (!s->tgid) {
-		err = -ESRCH;
+	s->sampling = !cfg->paused;
+	s->owner = current_uid();
+	s->owner_files = current->files;
+	s->tgid = vmstack_find_target(skb, cfg->pid, extack, &err, &s->watch_dumpable);
+	if (!s->tgid)
+		goto err_free;
+	err = vmstack_max_sample_rate(&max_rate);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot read kernel.perf_event_max_sample_rate");
 		goto err_free;
 	}
+	/* Held to the limit every perf user is held to; the reply says. */
+	s->cfg.freq = min(s->cfg.freq, max_rate);
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	err = vmstack_session_alloc_rings(s);
+	vmstack_rings_size(s);
+	err = vmstack_charge(s, extack);
+	if (err)
+		goto err_free;
+	err = vmstack_rings_alloc(s);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "out of memory for the rings");
 		goto err_free;
@@ -293,20 +530,58 @@ int vmstack_session_start(const struct vmstack_session_cfg *cfg,
 	}
 	/* From here on the file owns the session: fput() frees it. */
 	mutex_lock(&vmstack_sessions_lock);
-	s->id = vmstack_next_id++;
+	err = vmstack_session_room(s->owner, extack);
+	if (!err) {
+		err = idr_alloc_cyclic(&vmstack_ids, s, 1, INT_MAX, GFP_KERNEL);
+		if (err > 0) {
+			s->id = err;
+			err = 0;
+		}
+	}
+	if (err) {
+		mutex_unlock(&vmstack_sessions_lock);
+		goto err_file;
+	}
 	list_add_tail(&s->node, &vmstack_sessions);
 	mutex_unlock(&vmstack_sessions_lock);
-
-	err = vmstack_session_open_events(s, extack);
+	/* The events of the CPUs online now; hotplug makes the others'. */
+	err = cpuhp_state_add_instance(vmstack_cpuhp_state, &s->cpuhp);
 	if (err) {
-		fput(file);
-		return err;
+		if (s->cfg.event == VMSTACK_EVENT_CYCLES)
+			NL_SET_ERR_MSG(extack,
+				       "cannot create a cycles event (no PMU?); try cpu-clock");
+		else
+			NL_SET_ERR_MSG(extack, "cannot create a cpu-clock event");
+		goto err_file;
 	}
+	mutex_lock(&s->lock);
+	s->hotplug = true;
+	mutex_unlock(&s->lock);
 	*sp = s;
 	*filep = file;
 	return 0;
 
+err_file:
+	fput(file);
+	return err;
 err_free:
 	vmstack_session_free(s);
 	return err;
+}
+
+int __init vmstack_session_init(void)
+{
+	int state = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "vmstack:online",
+					    vmstack_cpu_online, vmstack_cpu_offline);
+
+	if (state < 0)
+		return state;
+	vmstack_cpuhp_state = state;
+	return 0;
+}
+
+void vmstack_session_exit(void)
+{
+	cpuhp_remove_multi_state(vmstack_cpuhp_state);
+	idr_destroy(&vmstack_ids);
 }

@@ -4,35 +4,68 @@
  * of the target, uploaded by the recorder (derived from .eh_frame) and
  * looked up by the sample handler (uw_rows.c).
  *
- * Writers (netlink, under vmstack_sessions_lock) build a new set of
- * mappings and publish it with RCU; the handler only reads. Row tables are
- * never freed before the session ends, so a handler can never see one go.
+ * Writers (netlink, under s->lock) build a new set of mappings and
+ * publish it with RCU; the handler only reads. A table leaves the set when
+ * a new table overlaps it or the target no longer maps its range (a
+ * dlclose); it is freed after a grace period, when no handler can still
+ * hold it, and its bytes count no more. Bytes and mappings are capped.
  */
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include "vmstack.h"
 
-/* Publish @t, dropping the mappings it overlaps from the lookup set. */
-static int vmstack_uw_publish(struct vmstack_session *s,
-			      struct vmstack_uw_table *t)
+static size_t vmstack_uw_bytes(const struct vmstack_uw_table *t)
+{
+	return struct_size(t, rows, t->nrows);
+}
+
+/* Does @mm still map code over the start of @t's range? */
+static bool vmstack_uw_mapped(struct mm_struct *mm, const struct vmstack_uw_table *t)
+{
+	struct vm_area_struct *vma = find_vma(mm, t->start);
+
+	return vma && vma->vm_start <= t->start && (vma->vm_flags & VM_EXEC);
+}
+
+/*
+ * Publish @t: a new set without the tables @t overlaps or whose mappings
+ * are gone (@mm, if the target still has one), then free those.
+ */
+static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_uw_table *t,
+			      struct mm_struct *mm, struct netlink_ext_ack *extack)
 {
 	struct vmstack_uw_set *old, *new;
 	bool placed = false;
 	u32 i, n = 0, nr;
 
-	old = rcu_dereference_protected(s->uw_set,
-					lockdep_is_held(&vmstack_sessions_lock));
+	old = rcu_dereference_protected(s->uw_set, lockdep_is_held(&s->lock));
 	nr = old ? old->nr : 0;
-	new = kmalloc(struct_size(new, maps, nr + 1), GFP_KERNEL);
-	if (!new)
-		return -ENOMEM;
+	if (mm)
+		mmap_read_lock(mm);
 	for (i = 0; i < nr; i++) {
 		struct vmstack_uw_table *m = old->maps[i];
 
-		if (m->end > t->start && m->start < t->end)
-			continue;	/* unmapped and replaced by @t */
+		m->dropped = (m->end > t->start && m->start < t->end) ||
+			     (mm && !vmstack_uw_mapped(mm, m));
+		n += !m->dropped;
+	}
+	if (mm)
+		mmap_read_unlock(mm);
+	if (n + 1 > VMSTACK_UW_MAX_MAPS) {
+		NL_SET_ERR_MSG(extack, "unwind tables for too many mappings (VMSTACK_UW_MAX_MAPS)");
+		return -ENOSPC;
+	}
+	new = kvmalloc(struct_size(new, maps, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < nr; i++) {
+		struct vmstack_uw_table *m = old->maps[i];
+
+		if (m->dropped)
+			continue;
 		if (!placed && m->start > t->start) {
 			new->maps[n++] = t;
 			placed = true;
@@ -43,16 +76,43 @@ static int vmstack_uw_publish(struct vmstack_session *s,
 		new->maps[n++] = t;
 	new->nr = n;
 	rcu_assign_pointer(s->uw_set, new);
-	/* kfree_rcu(), not call_rcu(): no callback of ours may outlive rmmod. */
+	/*
+	 * Only now: a handler that still sees the old set may use its
+	 * tables until a grace period has passed. kvfree_rcu(), not
+	 * call_rcu(): no callback of ours may outlive rmmod.
+	 */
+	for (i = 0; i < nr; i++) {
+		struct vmstack_uw_table *m = old->maps[i];
+
+		if (m->dropped) {
+			s->uw_bytes -= vmstack_uw_bytes(m);
+			kvfree_rcu(m, rcu);
+		}
+	}
 	if (old)
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
+	s->uw_bytes += vmstack_uw_bytes(t);
 	return 0;
+}
+
+/* The target's memory map, if it still has one (for the check above). */
+static struct mm_struct *vmstack_target_mm(struct vmstack_session *s)
+{
+	struct task_struct *task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	struct mm_struct *mm = NULL;
+
+	if (task) {
+		mm = get_task_mm(task);
+		put_task_struct(task);
+	}
+	return mm;
 }
 
 int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		   struct netlink_ext_ack *extack)
 {
 	struct vmstack_uw_table *t = s->uw_pending;
+	struct mm_struct *mm;
 	const char *why;
 	size_t bytes;
 	int err;
@@ -66,11 +126,12 @@ int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		}
 		bytes = struct_size(t, rows, c->total);
 		if (s->uw_bytes + bytes > VMSTACK_UW_MAX_BYTES) {
-			NL_SET_ERR_MSG(extack, "unwind tables over the session's memory limit");
+			NL_SET_ERR_MSG(extack,
+				       "unwind tables over the session's memory limit (VMSTACK_UW_MAX_BYTES)");
 			return -ENOSPC;
 		}
 		kvfree(t);
-		t = kvmalloc(bytes, GFP_KERNEL);
+		t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 		s->uw_pending = t;
 		if (!t)
 			return -ENOMEM;
@@ -97,23 +158,23 @@ int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		kvfree(t);
 		return -EINVAL;
 	}
-	err = vmstack_uw_publish(s, t);
-	if (err) {
+	mm = vmstack_target_mm(s);
+	err = vmstack_uw_publish(s, t, mm, extack);
+	if (mm)
+		mmput(mm);
+	if (err)
 		kvfree(t);
-		return err;
-	}
-	list_add(&t->node, &s->uw_tables);
-	s->uw_bytes += struct_size(t, rows, t->nrows);
-	return 0;
+	return err;
 }
 
 void vmstack_uw_free(struct vmstack_session *s)
 {
-	struct vmstack_uw_table *t, *tmp;
+	struct vmstack_uw_set *set = rcu_dereference_protected(s->uw_set, true);
+	u32 i;
 
-	/* Sampling has stopped and synchronize_rcu() has run (session.c). */
-	kfree(rcu_dereference_protected(s->uw_set, true));
+	/* Sampling has stopped and a grace period has passed (session.c). */
+	for (i = 0; set && i < set->nr; i++)
+		kvfree(set->maps[i]);
+	kvfree(set);
 	kvfree(s->uw_pending);
-	list_for_each_entry_safe(t, tmp, &s->uw_tables, node)
-		kvfree(t);
 }

@@ -11,18 +11,6 @@
  */
 #include "walk.h"
 
-/*
- * No frame is further than this above the stack pointer. Generous: it only
- * rejects a frame pointer or CFA that is plainly not one.
- */
-#define VMSTACK_USER_STACK_SPAN (256UL << 20)
-
-/* Where the kernel's rt_sigframe keeps the interrupted registers: the
- * ucontext is at rsp once the handler returned into the trampoline, and
- * its mcontext (struct sigcontext) starts 40 bytes in.
- */
-#define VMSTACK_SIGCONTEXT_RBP	(40 + 80)
-
 enum vmstack_step {
 	VMSTACK_STEP_OK,
 	VMSTACK_STEP_END,	/* the outermost frame */
@@ -30,12 +18,17 @@ enum vmstack_step {
 	VMSTACK_STEP_FAULT,	/* unreadable memory */
 };
 
+/*
+ * Every step moves the stack pointer up by a word at least, to an aligned
+ * address not absurdly far: so the walk ends whatever the stack holds.
+ */
 static bool vmstack_frame_ok(unsigned long addr, unsigned long sp)
 {
-	return !(addr & 7) && addr > sp && addr - sp <= VMSTACK_USER_STACK_SPAN;
+	return !(addr & 7) && addr >= sp + 8 && addr - sp <= VMSTACK_USER_STACK_SPAN;
 }
 
-static enum vmstack_step vmstack_step_fp(struct vmstack_user_regs *r)
+static enum vmstack_step vmstack_step_fp(struct vmstack_walk *w,
+					 struct vmstack_user_regs *r)
 {
 	unsigned long frame[2];		/* saved rbp, return address */
 
@@ -43,7 +36,7 @@ static enum vmstack_step vmstack_step_fp(struct vmstack_user_regs *r)
 		return VMSTACK_STEP_END;
 	if ((r->bp & 7) || r->bp < r->sp || r->bp - r->sp > VMSTACK_USER_STACK_SPAN)
 		return VMSTACK_STEP_BROKEN;
-	if (!vmstack_read_user(frame, r->bp, sizeof(frame)))
+	if (!vmstack_walk_read(w, frame, r->bp, sizeof(frame)))
 		return VMSTACK_STEP_FAULT;
 	if (frame[0] && frame[0] <= r->bp)
 		return VMSTACK_STEP_BROKEN;
@@ -53,7 +46,8 @@ static enum vmstack_step vmstack_step_fp(struct vmstack_user_regs *r)
 	return VMSTACK_STEP_OK;
 }
 
-static enum vmstack_step vmstack_step_rule(struct vmstack_user_regs *r,
+static enum vmstack_step vmstack_step_rule(struct vmstack_walk *w,
+					   struct vmstack_user_regs *r,
 					   const struct vmstack_uw_row *row)
 {
 	unsigned long cfa, ra, bp = r->bp;
@@ -61,10 +55,10 @@ static enum vmstack_step vmstack_step_rule(struct vmstack_user_regs *r,
 	cfa = (row->cfa == VMSTACK_UW_CFA_RSP ? r->sp : r->bp) + row->cfa_off;
 	if (!vmstack_frame_ok(cfa, r->sp))
 		return VMSTACK_STEP_BROKEN;
-	if (!vmstack_read_user(&ra, cfa - 8, sizeof(ra)))
+	if (!vmstack_walk_read(w, &ra, cfa - 8, sizeof(ra)))
 		return VMSTACK_STEP_FAULT;
 	if (row->rbp == VMSTACK_UW_RBP_SAVED &&
-	    !vmstack_read_user(&bp, cfa + row->rbp_off, sizeof(bp)))
+	    !vmstack_walk_read(w, &bp, cfa + row->rbp_off, sizeof(bp)))
 		return VMSTACK_STEP_FAULT;
 	r->sp = cfa;
 	r->bp = bp;
@@ -72,14 +66,16 @@ static enum vmstack_step vmstack_step_rule(struct vmstack_user_regs *r,
 	return VMSTACK_STEP_OK;
 }
 
-static enum vmstack_step vmstack_step_signal(struct vmstack_user_regs *r)
+static enum vmstack_step vmstack_step_signal(struct vmstack_walk *w,
+					     struct vmstack_user_regs *r)
 {
 	/* rbp, rbx, rdx, rax, rcx, rsp, rip in struct sigcontext order */
 	unsigned long sc[7];
 
-	if (!vmstack_read_user(sc, r->sp + VMSTACK_SIGCONTEXT_RBP, sizeof(sc)))
+	if (!vmstack_walk_read(w, sc, r->sp + VMSTACK_SIGCONTEXT_RBP, sizeof(sc)))
 		return VMSTACK_STEP_FAULT;
-	if (sc[5] <= r->sp)	/* no sigaltstack handling: stop there */
+	/* No sigaltstack handling: a frame below (or on another stack) ends it. */
+	if (!vmstack_frame_ok(sc[5], r->sp))
 		return VMSTACK_STEP_BROKEN;
 	r->bp = sc[0];
 	r->sp = sc[5];
@@ -99,14 +95,15 @@ static bool vmstack_store(struct vmstack_walk *w, u64 word)
 }
 
 /* One native step over the frame at @r, by its rule or its frame pointer. */
-static enum vmstack_step vmstack_step_native(struct vmstack_user_regs *r,
+static enum vmstack_step vmstack_step_native(struct vmstack_walk *w,
+					     struct vmstack_user_regs *r,
 					     const struct vmstack_uw_row *row)
 {
 	if (row && (row->cfa == VMSTACK_UW_CFA_RSP || row->cfa == VMSTACK_UW_CFA_RBP))
-		return vmstack_step_rule(r, row);
+		return vmstack_step_rule(w, r, row);
 	if (row && row->cfa == VMSTACK_UW_SIGNAL)
-		return vmstack_step_signal(r);
-	return vmstack_step_fp(r);
+		return vmstack_step_signal(w, r);
+	return vmstack_step_fp(w, r);
 }
 
 unsigned int vmstack_walk_user(struct vmstack_walk *w)
@@ -152,14 +149,17 @@ unsigned int vmstack_walk_user(struct vmstack_walk *w)
 			row = NULL;
 			step = VMSTACK_STEP_OK;
 		} else {
-			step = vmstack_step_native(&r, row);
+			step = vmstack_step_native(w, &r, row);
 		}
 		/* Only a signal frame gives an exact ip; others return addresses. */
 		exact = row && row->cfa == VMSTACK_UW_SIGNAL;
 		if (step == VMSTACK_STEP_BROKEN)
 			w->flags |= VMSTACK_SF_USER_BROKEN;
-		if (step == VMSTACK_STEP_FAULT)
+		/* A read the budget refused is not the target's fault. */
+		if (step == VMSTACK_STEP_FAULT && !(w->flags & VMSTACK_SF_BUDGET))
 			w->flags |= VMSTACK_SF_USER_FAULT;
+		if (w->flags & VMSTACK_SF_BUDGET)
+			break;
 		if (step != VMSTACK_STEP_OK || !r.ip)
 			break;
 		/*

@@ -14,12 +14,8 @@ enum vmstack_vm_broken {
 	VMSTACK_VMB_FRAME,	/* a frame outside the VM stack or not moving down */
 	VMSTACK_VMB_READ,	/* VM memory unreadable */
 	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
+	VMSTACK_VMB_BUDGET,	/* the sample's read budget is spent */
 };
-
-static bool vmstack_vm_read(void *dst, unsigned long addr, size_t len)
-{
-	return vmstack_read_user(dst, addr, len);
-}
 
 static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 						     unsigned long pc)
@@ -40,14 +36,28 @@ static u64 vmstack_vm_word(const struct vmstack_walk *w,
 	return vmstack_vmw(kind, (unsigned int)(d - w->vms), value);
 }
 
-static bool vmstack_vm_emit(struct vmstack_walk *o, u64 word)
+static bool vmstack_vm_emit(struct vmstack_walk *w, u64 word)
 {
-	if (o->n == o->max) {
-		o->flags |= VMSTACK_SF_USER_TRUNC;
+	if (w->n == w->max) {
+		w->flags |= VMSTACK_SF_USER_TRUNC;
 		return false;
 	}
-	o->ips[o->n++] = word;
+	w->ips[w->n++] = word;
 	return true;
+}
+
+/*
+ * The VM part is cut here: a marker with the reason, and (unless the read
+ * budget cut it: that is counted on its own) the VM_BROKEN flag.
+ */
+static void vmstack_vm_cut(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			   int reason)
+{
+	if (w->flags & VMSTACK_SF_BUDGET)
+		reason = VMSTACK_VMB_BUDGET;
+	else
+		w->flags |= VMSTACK_SF_VM_BROKEN;
+	vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, reason));
 }
 
 /*
@@ -55,18 +65,17 @@ static bool vmstack_vm_emit(struct vmstack_walk *o, u64 word)
  * frame's flags. Returns 0, a VMSTACK_VMB_* reason, or -1 when ips[] is
  * full (the walk ends there, not broken).
  */
-static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
-			   unsigned long frame, unsigned long pc,
-			   struct vmstack_walk *o)
+static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			   unsigned long state, unsigned long frame, unsigned long pc)
 {
 	unsigned long fn, kind_at, ident;
 	u8 kind, check;
 
-	if (!vmstack_vm_read(&fn, frame + d->func_off, sizeof(fn)))
+	if (!vmstack_walk_read(w, &fn, frame + d->func_off, sizeof(fn)))
 		return VMSTACK_VMB_READ;
 	if (d->flags & VMSTACK_VM_F_FUNC_SLOT) {
 		kind_at = fn + d->kind_off;
-		if (!vmstack_vm_read(&fn, fn, sizeof(fn)))
+		if (!vmstack_walk_read(w, &fn, fn, sizeof(fn)))
 			return VMSTACK_VMB_READ;
 		fn &= d->func_mask;
 	} else {
@@ -75,32 +84,33 @@ static int vmstack_vm_show(const struct vmstack_vm_desc *d, unsigned long state,
 	}
 	if (state && fn == state)
 		return 0;
-	if (!vmstack_vm_read(&kind, kind_at, 1))
+	if (!vmstack_walk_read(w, &kind, kind_at, 1))
 		return VMSTACK_VMB_READ;
 	if (kind == d->kind_native)
 		return 0;
 	if (kind != d->kind_script) {
 		if (d->flags & VMSTACK_VM_F_NO_BUILTINS)
 			return VMSTACK_VMB_FRAME;
-		return vmstack_vm_emit(o, vmstack_vm_word(o, d, VMSTACK_VMW_BUILTIN,
+		return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN,
 							  fn)) ? 0 : -1;
 	}
-	if (!vmstack_vm_read(&ident, fn + d->ident_off, sizeof(ident)))
+	if (!vmstack_walk_read(w, &ident, fn + d->ident_off, sizeof(ident)))
 		return VMSTACK_VMB_READ;
 	ident += d->ident_adj;
 	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
-	    (!vmstack_vm_read(&check, ident + d->ident_check_off, 1) ||
+	    (!vmstack_walk_read(w, &check, ident + d->ident_check_off, 1) ||
 	     check != d->ident_check_val))
 		return VMSTACK_VMB_FRAME;
 	if (!pc && (d->flags & VMSTACK_VM_F_FRAME_PC) &&
-	    !vmstack_vm_read(&pc, frame + d->frame_pc_off, sizeof(pc)))
+	    !vmstack_walk_read(w, &pc, frame + d->frame_pc_off, sizeof(pc)))
 		pc = 0;
-	return vmstack_vm_emit(o, vmstack_vm_word(o, d, VMSTACK_VMW_SCRIPT, ident)) &&
-	       vmstack_vm_emit(o, pc) ? 0 : -1;
+	return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, ident)) &&
+	       vmstack_vm_emit(w, pc) ? 0 : -1;
 }
 
 /* Does a frame of link type @type at @frame end its activation? */
-static bool vmstack_vm_bottom(const struct vmstack_vm_desc *d, unsigned long frame,
+static bool vmstack_vm_bottom(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			      unsigned long frame,
 			      u32 type)
 {
 	u64 v;
@@ -108,7 +118,7 @@ static bool vmstack_vm_bottom(const struct vmstack_vm_desc *d, unsigned long fra
 	if (d->bottom_types & (1U << type))
 		return true;
 	return (d->flags & VMSTACK_VM_F_CONT_BOTTOM) && type == d->cont_type &&
-	       vmstack_vm_read(&v, frame + d->cont_off, sizeof(v)) && v == d->cont_val;
+	       vmstack_walk_read(w, &v, frame + d->cont_off, sizeof(v)) && v == d->cont_val;
 }
 
 /*
@@ -117,9 +127,9 @@ static bool vmstack_vm_bottom(const struct vmstack_vm_desc *d, unsigned long fra
  * cur->next_top is where the next (outer) activation's frames start: the
  * state's own top pointer only knows the innermost activation.
  */
-static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
-			   unsigned long frame, unsigned long pc,
-			   struct vmstack_walk *o, struct vmstack_vm_cursor *cur)
+static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			   unsigned long state, unsigned long frame, unsigned long pc,
+			   struct vmstack_vm_cursor *cur)
 {
 	bool delta = d->link == VMSTACK_VM_LINK_TAGGED_DELTA;
 	unsigned long lo = 0, link, next;
@@ -128,24 +138,24 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 	u16 fl = 0;
 	int err;
 
-	if (delta && !vmstack_vm_read(&lo, state + d->stack_off, sizeof(lo)))
+	if (delta && !vmstack_walk_read(w, &lo, state + d->stack_off, sizeof(lo)))
 		return VMSTACK_VMB_READ;
 	for (i = 0; i < d->max_frames; i++) {
 		if ((frame & 7) ||
 		    (delta && (frame < lo || frame - lo >= d->stack_max)))
 			return VMSTACK_VMB_FRAME;
-		if (!vmstack_vm_read(&link, frame + d->link_off, sizeof(link)))
+		if (!vmstack_walk_read(w, &link, frame + d->link_off, sizeof(link)))
 			return VMSTACK_VMB_READ;
 		if (delta) {
 			type = link & d->type_mask;
 			shown = !(d->hide_types & (1U << type));
 		} else {
-			if (!vmstack_vm_read(&fl, frame + d->flags_off, sizeof(fl)))
+			if (!vmstack_walk_read(w, &fl, frame + d->flags_off, sizeof(fl)))
 				return VMSTACK_VMB_READ;
 			shown = !(fl & d->native_flags);
 		}
 		if (shown) {
-			err = vmstack_vm_show(d, state, frame, pc, o);
+			err = vmstack_vm_show(w, d, state, frame, pc);
 			if (err)
 				return err < 0 ? 0 : err;
 		}
@@ -159,7 +169,7 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 			pc = 0;
 		} else if ((link & d->pc_mask) == d->pc_val) {
 			/* Called from the VM: link is the caller's return PC. */
-			if (!vmstack_vm_read(&insn, link + d->insn_off, sizeof(insn)))
+			if (!vmstack_walk_read(w, &insn, link + d->insn_off, sizeof(insn)))
 				return VMSTACK_VMB_READ;
 			field = (insn >> d->insn_shift) &
 				((1U << d->insn_bits) - 1);
@@ -168,7 +178,7 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 		} else {
 			next = frame - (link & ~(unsigned long)d->type_mask);
 			pc = 0;
-			if (vmstack_vm_bottom(d, frame, type)) {
+			if (vmstack_vm_bottom(w, d, frame, type)) {
 				cur->state = state;
 				cur->next_top = next < frame ? next : 0;
 				return 0;
@@ -182,26 +192,27 @@ static int vmstack_vm_walk(const struct vmstack_vm_desc *d, unsigned long state,
 }
 
 /* An activation without VM frames of its own (F_AR_EMPTY)? */
-static bool vmstack_vm_empty(const struct vmstack_vm_desc *d, unsigned long ar)
+static bool vmstack_vm_empty(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			     unsigned long ar)
 {
 	s32 v;
 
 	return (d->flags & VMSTACK_VM_F_AR_EMPTY) &&
-	       vmstack_vm_read(&v, ar + d->ar_empty_off, sizeof(v)) && v < 0;
+	       vmstack_walk_read(w, &v, ar + d->ar_empty_off, sizeof(v)) && v < 0;
 }
 
 /*
  * F_AR_CHAIN: false only when the state's chain of activations ends
  * without reaching @ar: the VM has not linked it yet, or has unlinked it.
  */
-static bool vmstack_vm_linked(const struct vmstack_vm_desc *d,
+static bool vmstack_vm_linked(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 			      unsigned long state, unsigned long ar)
 {
 	unsigned long link;
 	u32 i;
 
 	if (!(d->flags & VMSTACK_VM_F_AR_CHAIN) ||
-	    !vmstack_vm_read(&link, state + d->state_ar_off, sizeof(link)))
+	    !vmstack_walk_read(w, &link, state + d->state_ar_off, sizeof(link)))
 		return true;
 	for (i = 0; i < d->ar_chain_max; i++) {
 		link &= ~(unsigned long)d->ar_mask;
@@ -209,43 +220,45 @@ static bool vmstack_vm_linked(const struct vmstack_vm_desc *d,
 			return true;
 		if (!link)
 			return false;
-		if (!vmstack_vm_read(&link, link + d->ar_prev_off, sizeof(link)))
+		if (!vmstack_walk_read(w, &link, link + d->ar_prev_off, sizeof(link)))
 			return true;
 	}
 	return true;
 }
 
 /* A state that passes the descriptor's check. */
-static bool vmstack_vm_sane(const struct vmstack_vm_desc *d, unsigned long state)
+static bool vmstack_vm_sane(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			    unsigned long state)
 {
 	u8 check;
 
-	return vmstack_vm_read(&check, state + d->check_off, 1) &&
+	return vmstack_walk_read(w, &check, state + d->check_off, 1) &&
 	       check == d->check_val;
 }
 
 /* The VM state at activation record @ar, if it looks like one. */
-static bool vmstack_vm_state(const struct vmstack_vm_desc *d, unsigned long ar,
+static bool vmstack_vm_state(struct vmstack_walk *w, const struct vmstack_vm_desc *d, unsigned long ar,
 			     unsigned long *state)
 {
-	return vmstack_vm_read(state, ar + d->state_off, sizeof(*state)) &&
-	       vmstack_vm_sane(d, *state);
+	return vmstack_walk_read(w, state, ar + d->state_off, sizeof(*state)) &&
+	       vmstack_vm_sane(w, d, *state);
 }
 
 /* The VM's native caller, by the registers its entry saved at @ar. */
-static bool vmstack_vm_caller(const struct vmstack_vm_desc *d,
+static bool vmstack_vm_caller(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 			      const struct vmstack_user_regs *r, unsigned long ar,
 			      struct vmstack_user_regs *caller)
 {
-	unsigned long bp, ra;
+	unsigned long bp, ra, sp = ar + d->caller_sp_off;
 
-	if (!vmstack_vm_read(&bp, ar + d->caller_bp_off, sizeof(bp)) ||
-	    !vmstack_vm_read(&ra, ar + d->caller_ra_off, sizeof(ra)) ||
-	    ar + d->caller_sp_off <= r->sp)
+	/* Up the stack by a word at least, aligned, not absurdly far: as a native step. */
+	if ((sp & 7) || sp < r->sp + 8 || sp - r->sp > VMSTACK_USER_STACK_SPAN ||
+	    !vmstack_walk_read(w, &bp, ar + d->caller_bp_off, sizeof(bp)) ||
+	    !vmstack_walk_read(w, &ra, ar + d->caller_ra_off, sizeof(ra)))
 		return false;
 	caller->bp = bp;
 	caller->ip = ra;
-	caller->sp = ar + d->caller_sp_off;
+	caller->sp = sp;
 	return true;
 }
 
@@ -259,19 +272,19 @@ struct vmstack_jit_table {
  * Does code object number @id hold @ip? Its address in *obj either way,
  * 0 if there is no such object.
  */
-static bool vmstack_vm_jit_holds(const struct vmstack_vm_desc *d,
+static bool vmstack_vm_jit_holds(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 				 const struct vmstack_jit_table *t, u32 id,
 				 unsigned long ip, unsigned long *obj)
 {
-	unsigned long o, code;
+	unsigned long ent, code;
 	u32 size;
 
 	*obj = 0;
-	if (id >= t->count || !vmstack_vm_read(&o, t->table + 8UL * id, sizeof(o)))
+	if (id >= t->count || !vmstack_walk_read(w, &ent, t->table + 8UL * id, sizeof(ent)))
 		return false;
-	*obj = o & d->func_mask;
-	return vmstack_vm_read(&code, *obj + d->jit_code_off, sizeof(code)) &&
-	       vmstack_vm_read(&size, *obj + d->jit_size_off, sizeof(size)) &&
+	*obj = ent & d->func_mask;
+	return vmstack_walk_read(w, &code, *obj + d->jit_code_off, sizeof(code)) &&
+	       vmstack_walk_read(w, &size, *obj + d->jit_size_off, sizeof(size)) &&
 	       ip - code < size;
 }
 
@@ -279,7 +292,7 @@ static bool vmstack_vm_jit_holds(const struct vmstack_vm_desc *d,
  * F_JIT_NEAR: the objects object @from may have jumped into before the
  * new one stored its number: the one it links to, then its root's chain.
  */
-static bool vmstack_vm_jit_near(const struct vmstack_vm_desc *d,
+static bool vmstack_vm_jit_near(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 				const struct vmstack_jit_table *t, unsigned long from,
 				unsigned long ip, unsigned long *obj)
 {
@@ -287,22 +300,22 @@ static bool vmstack_vm_jit_near(const struct vmstack_vm_desc *d,
 	u16 link, r, next;
 	u32 n;
 
-	if (vmstack_vm_read(&link, from + d->jit_link_off, sizeof(link)) && link &&
-	    vmstack_vm_jit_holds(d, t, link, ip, obj))
+	if (vmstack_walk_read(w, &link, from + d->jit_link_off, sizeof(link)) && link &&
+	    vmstack_vm_jit_holds(w, d, t, link, ip, obj))
 		return true;
-	if (!vmstack_vm_read(&r, from + d->jit_root_off, sizeof(r)))
+	if (!vmstack_walk_read(w, &r, from + d->jit_root_off, sizeof(r)))
 		return false;
 	if (r && (r >= t->count ||
-		  !vmstack_vm_read(&root, t->table + 8UL * r, sizeof(root))))
+		  !vmstack_walk_read(w, &root, t->table + 8UL * r, sizeof(root))))
 		return false;
 	root &= d->func_mask;
-	if (!vmstack_vm_read(&next, root + d->jit_side_off, sizeof(next)))
+	if (!vmstack_walk_read(w, &next, root + d->jit_side_off, sizeof(next)))
 		return false;
 	/* The link was the first object tried. */
 	for (n = 1; next && n < d->jit_near_max; n++) {
-		if (vmstack_vm_jit_holds(d, t, next, ip, obj))
+		if (vmstack_vm_jit_holds(w, d, t, next, ip, obj))
 			return true;
-		if (!*obj || !vmstack_vm_read(&next, *obj + d->jit_side_off, sizeof(next)))
+		if (!*obj || !vmstack_walk_read(w, &next, *obj + d->jit_side_off, sizeof(next)))
 			return false;
 	}
 	return false;
@@ -327,14 +340,14 @@ vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 		if (!(d->flags & VMSTACK_VM_F_JIT))
 			continue;
 		a = w->regs[d->jit_reg] + d->jit_anchor_adj;
-		if (!vmstack_vm_read(&id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
-		    !vmstack_vm_read(&t.count, a + d->jit_count_off, sizeof(t.count)) ||
-		    !vmstack_vm_read(&t.table, a + d->jit_table_off, sizeof(t.table)))
+		if (!vmstack_walk_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
+		    !vmstack_walk_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
+		    !vmstack_walk_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
 			continue;
 		from = 0;
-		if (vmstack_vm_jit_holds(d, &t, (u32)id, ip, &from) ||
+		if (vmstack_vm_jit_holds(w, d, &t, (u32)id, ip, &from) ||
 		    (from && (d->flags & VMSTACK_VM_F_JIT_NEAR) &&
-		     vmstack_vm_jit_near(d, &t, from, ip, &from))) {
+		     vmstack_vm_jit_near(w, d, &t, from, ip, &from))) {
 			*anchor = a;
 			*obj = from;
 			return d;
@@ -360,21 +373,19 @@ vmstack_vm_splice_jit(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 	vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, obj));
 	w->flags |= VMSTACK_SF_VM;
 	cur->next_top = 0;
-	if (!vmstack_vm_read(&state, anchor + d->jit_state_off, sizeof(state)) ||
-	    !vmstack_vm_sane(d, state))
+	if (!vmstack_walk_read(w, &state, anchor + d->jit_state_off, sizeof(state)) ||
+	    !vmstack_vm_sane(w, d, state))
 		broken = VMSTACK_VMB_STATE;
-	else if (!vmstack_vm_read(&top, anchor + d->jit_top_off, sizeof(top)))
+	else if (!vmstack_walk_read(w, &top, anchor + d->jit_top_off, sizeof(top)))
 		broken = VMSTACK_VMB_READ;
 	else
-		broken = vmstack_vm_walk(d, state, top + d->top_adj, 0, w, cur);
+		broken = vmstack_vm_walk(w, d, state, top + d->top_adj, 0, cur);
 	if (broken != VMSTACK_VMB_STATE &&
-	    !vmstack_vm_read(&ar, state + d->state_ar_off, sizeof(ar)) && !broken)
+	    !vmstack_walk_read(w, &ar, state + d->state_ar_off, sizeof(ar)) && !broken)
 		broken = VMSTACK_VMB_READ;
-	if (broken) {
-		vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, broken));
-		w->flags |= VMSTACK_SF_VM_BROKEN;
-	}
-	if (!ar || !vmstack_vm_caller(d, r, ar & ~d->ar_mask, caller))
+	if (broken)
+		vmstack_vm_cut(w, d, broken);
+	if (!ar || !vmstack_vm_caller(w, d, r, ar & ~d->ar_mask, caller))
 		caller->ip = 0;
 	return VMSTACK_SPLICE_CALLER;
 }
@@ -410,15 +421,15 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	ar = r->sp + d->ar_off;
 	if (d->state_from == VMSTACK_VM_STATE_AR) {
 		/* A helper leaves the VM's registers (top frame, PC) alone. */
-		if (!vmstack_vm_state(d, ar, &state) && at_leaf && d->ar_leaf_off)
+		if (!vmstack_vm_state(w, d, ar, &state) && at_leaf && d->ar_leaf_off)
 			ar = r->sp + d->ar_leaf_off;
-		if (!vmstack_vm_state(d, ar, &state))
+		if (!vmstack_vm_state(w, d, ar, &state))
 			broken = VMSTACK_VMB_STATE;
-		else if (vmstack_vm_empty(d, ar) || !vmstack_vm_linked(d, state, ar))
+		else if (vmstack_vm_empty(w, d, ar) || !vmstack_vm_linked(w, d, state, ar))
 			goto empty;
 	} else if (d->state_from == VMSTACK_VM_STATE_GLOBAL) {
-		if (!vmstack_vm_read(&state, d->state_addr, sizeof(state)) ||
-		    !vmstack_vm_sane(d, state))
+		if (!vmstack_walk_read(w, &state, d->state_addr, sizeof(state)) ||
+		    !vmstack_vm_sane(w, d, state))
 			broken = VMSTACK_VMB_STATE;
 	}
 	n0 = w->n;
@@ -433,7 +444,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 		 * always (it is also scratch): if its walk fails, start over
 		 * from the state's own, possibly older, top.
 		 */
-		broken = vmstack_vm_walk(d, state, top, pc, w, cur);
+		broken = vmstack_vm_walk(w, d, state, top, pc, cur);
 		if (!broken)
 			goto shown;
 		if (d->state_from != VMSTACK_VM_STATE_NONE) {
@@ -446,18 +457,16 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 		/* An outer activation of the state walked last. */
 		top = cur->next_top;
 	} else if (!broken) {
-		if (vmstack_vm_read(&top, state + d->top_off, sizeof(top)))
+		if (vmstack_walk_read(w, &top, state + d->top_off, sizeof(top)))
 			top += d->top_adj;
 		else
 			broken = VMSTACK_VMB_READ;
 	}
 	cur->next_top = 0;
 	if (!broken)
-		broken = vmstack_vm_walk(d, state, top, pc, w, cur);
-	if (broken) {
-		vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, broken));
-		w->flags |= VMSTACK_SF_VM_BROKEN;
-	}
+		broken = vmstack_vm_walk(w, d, state, top, pc, cur);
+	if (broken)
+		vmstack_vm_cut(w, d, broken);
 	/* No state: the native frame stays, after the marker. */
 	if (broken == VMSTACK_VMB_STATE)
 		return VMSTACK_SPLICE_NATIVE;
@@ -466,14 +475,14 @@ shown:
 	/* A VM in plain C: its own unwind rules lead to its caller. */
 	if (d->flags & VMSTACK_VM_F_NATIVE_STEP)
 		return VMSTACK_SPLICE_STEP;
-	if (vmstack_vm_caller(d, r, ar, caller))
+	if (vmstack_vm_caller(w, d, r, ar, caller))
 		return VMSTACK_SPLICE_CALLER;
 	/* No way back from the VM's entry: keep its native frame. */
 	return VMSTACK_SPLICE_NATIVE;
 
 empty:
 	/* An activation without VM frames: its native frame goes too. */
-	if (vmstack_vm_caller(d, r, ar, caller))
+	if (vmstack_vm_caller(w, d, r, ar, caller))
 		return VMSTACK_SPLICE_CALLER;
 	return VMSTACK_SPLICE_NATIVE;
 }

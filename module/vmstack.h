@@ -4,6 +4,7 @@
 #define _VMSTACK_H
 
 #include <linux/types.h>
+#include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
@@ -11,7 +12,7 @@
 #include <linux/vmstack.h>
 #include "walk.h"
 
-#define VMSTACK_VERSION "0.1.0"
+#define VMSTACK_VERSION "0.2.0"
 
 struct perf_event;
 struct pt_regs;
@@ -19,6 +20,8 @@ struct pid;
 struct pid_namespace;
 struct netlink_ext_ack;
 struct file;
+struct page;
+struct user_struct;
 
 /* One CPU's ring: kernel-private view of the shared control page. */
 struct vmstack_ring {
@@ -44,6 +47,9 @@ struct vmstack_cpu {
 	struct vmstack_cpu_stats stats;
 	struct vmstack_ring ring;
 	int busy;			/* guards against a nested handler */
+	u64 window_start;		/* the time budget's window (sample.c) */
+	u64 window_ns;			/* handler time spent in it */
+	u64 offline_since;		/* hotplug (session.c): when it went down */
 	u64 ips[2 * VMSTACK_MAX_DEPTH];	/* kernel then user frames */
 };
 
@@ -66,23 +72,44 @@ struct vmstack_uw_chunk {
 
 struct vmstack_session {
 	struct list_head node;		/* in vmstack_sessions */
+	struct hlist_node cpuhp;	/* an instance of the hotplug state */
 	u32 id;
 	struct vmstack_session_cfg cfg;
 	struct pid *tgid;		/* the target process, not its number */
 	struct pid_namespace *pid_ns;	/* for the numbers in records */
+	kuid_t owner;			/* for the per-user session limit */
+	/*
+	 * The handler reads no user memory of the target while it is not
+	 * dumpable: always for a caller that needed the target's consent
+	 * (same user), else once it stops being dumpable (a setuid exec).
+	 */
+	bool watch_dumpable;
+	fl_owner_t owner_files;		/* the starter's file table (flush) */
+	struct user_struct *user;	/* charged for the rings' locked memory */
+	unsigned long locked_pages;
 	struct vmstack_cpu __percpu *pcpu;
-	void *area;			/* all rings, mapped by the reader */
+	/* The rings: pages charged to the caller, mapped by the reader. */
+	struct page **pages;
+	unsigned long nr_pages;
+	void *area;
 	size_t area_size;
 	size_t ring_stride;		/* control page + data pages */
 	unsigned int nr_rings;
-	struct perf_event **events;	/* one per CPU; NULL once stopped */
-	/* User unwind rules (unwind_table.c); writers hold sessions_lock. */
+	/*
+	 * lock: the events (netlink and CPU hotplug change them), and every
+	 * writer of the rules and descriptors below.
+	 */
+	struct mutex lock;
+	struct perf_event **events;	/* by CPU; NULL where none */
+	bool sampling;			/* resumed, not stopped */
+	bool stopped;			/* for good: no event will be made */
+	bool hotplug;			/* an instance of the hotplug state */
+	/* User unwind rules (unwind_table.c). */
 	struct vmstack_uw_set __rcu *uw_set;
-	struct list_head uw_tables;
 	struct vmstack_uw_table *uw_pending;	/* being uploaded */
 	u32 uw_pending_next;
 	u64 uw_bytes;
-	/* VM descriptors (vm_walk.c): only added; nr_vms is published last. */
+	/* VM descriptors: only added; nr_vms is published last. */
 	struct vmstack_vm_desc vms[VMSTACK_VM_MAX];
 	u32 nr_vms;
 };
@@ -100,11 +127,17 @@ static inline void vmstack_set_err(struct netlink_ext_ack *extack,
 }
 
 /* session.c */
-extern struct mutex vmstack_sessions_lock;
-int vmstack_session_start(const struct vmstack_session_cfg *cfg,
+int vmstack_session_init(void);
+void vmstack_session_exit(void);
+/* The caller's (current's) right to profile; @cfg->pid in its namespace. */
+struct sk_buff;
+int vmstack_session_start(struct sk_buff *skb,
+			  const struct vmstack_session_cfg *cfg,
 			  struct netlink_ext_ack *extack,
 			  struct vmstack_session **sp, struct file **filep);
-struct vmstack_session *vmstack_session_find(u32 id);
+/* The session of file descriptor @fd of the caller, with its file held. */
+struct vmstack_session *vmstack_session_get(u32 fd, struct file **filep,
+					    struct netlink_ext_ack *extack);
 void vmstack_session_stop(struct vmstack_session *s);
 void vmstack_session_resume(struct vmstack_session *s);
 u32 vmstack_nr_sessions(void);
@@ -120,7 +153,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 				   unsigned int max, u16 *flags);
 
-/* unwind_table.c */
+/* unwind_table.c (callers hold s->lock) */
 int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		   struct netlink_ext_ack *extack);
 void vmstack_uw_free(struct vmstack_session *s);

@@ -30,9 +30,10 @@ static __always_inline bool vmstack_read_user(void *dst, unsigned long addr,
 
 /* One mapping's unwind rows, sorted by start (an offset in the mapping). */
 struct vmstack_uw_table {
-	struct list_head node;		/* in the session's list (unwind_table.c) */
+	struct rcu_head rcu;		/* freed after a grace period */
 	u64 start, end;
 	u32 nrows;
+	bool dropped;			/* writers: leaves the set (unwind_table.c) */
 	struct vmstack_uw_row rows[];
 };
 
@@ -52,6 +53,20 @@ const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t);
 /* NULL if @d may be used, else why not (vm_check.c). */
 const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d);
 
+/*
+ * No frame is further than this above the stack pointer. Generous: it only
+ * rejects a frame pointer or CFA that is plainly not one.
+ */
+#define VMSTACK_USER_STACK_SPAN	(256UL << 20)
+
+/*
+ * Where the kernel's rt_sigframe keeps the interrupted registers: the
+ * ucontext is at rsp once the handler returned into the trampoline, and
+ * rbp, rbx, rdx, rax, rcx, rsp, rip follow each other in its sigcontext
+ * from here (sample.c checks both against the kernel's structs).
+ */
+#define VMSTACK_SIGCONTEXT_RBP	(40 + 80)
+
 /* The registers a native step moves. */
 struct vmstack_user_regs {
 	unsigned long ip, sp, bp;
@@ -65,10 +80,28 @@ struct vmstack_walk {
 	/* The sampled user registers, by enum vmstack_vm_reg ([0] is 0). */
 	unsigned long regs[__VMSTACK_VM_REG_MAX];
 	unsigned long ip, sp;			/* sampled; bp is regs[RBP] */
+	u32 reads_left;				/* of the target's memory */
 	u64 *ips;
 	unsigned int n, max;
 	u16 flags;				/* VMSTACK_SF_* */
 };
+
+/*
+ * Every read of the target, native and VM walks alike, spends the walk's
+ * budget; once it is spent reads fail and the walk ends, marked
+ * VMSTACK_SF_BUDGET: what a target's memory or descriptors can make the
+ * handler do is bounded per sample.
+ */
+static inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
+				     unsigned long addr, size_t len)
+{
+	if (!w->reads_left) {
+		w->flags |= VMSTACK_SF_BUDGET;
+		return false;
+	}
+	w->reads_left--;
+	return vmstack_read_user(dst, addr, len);
+}
 
 /* Walk from the sampled registers; returns the number of words stored. */
 unsigned int vmstack_walk_user(struct vmstack_walk *w);

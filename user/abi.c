@@ -8,9 +8,8 @@ static const struct {
 	uint32_t flags;
 	const char *what;	/* what a module without it does not do */
 } desc_minors[] = {
-	{ 0, VMSTACK_VM_DESC_SIZE_2_0, VMSTACK_VM_F_JIT_NEAR - 1, NULL },
-	{ 1, VMSTACK_VM_DESC_SIZE_2_1, VMSTACK_VM_F_JIT_NEAR,
-	  "samples at the start of compiled code entered from other compiled code are not attributed" },
+	/* 3.0: everything up to jit_near_max, every flag up to F_JIT_NEAR. */
+	{ 0, VMSTACK_VM_DESC_SIZE_3_0, VMSTACK_VM_F_ALL, NULL },
 };
 
 size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
@@ -28,8 +27,7 @@ size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
 			*left_out = desc_minors[i].what;
 		}
 	}
-	if (minor >= VMSTACK_ABI_MINOR)
-		return sizeof(*d);
+	/* A module as new as we are, or newer, matches every row. */
 	d->flags &= flags;
 	return len;
 }

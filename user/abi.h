@@ -13,7 +13,8 @@
 /*
  * Fit descriptor @d for a module of ABI minor @minor: clears the flags it
  * does not know and returns the length to send. *left_out: what the
- * module will not do for want of them, or NULL.
+ * module will not do for want of them, or NULL. (One row per minor in
+ * abi.c: the next addition to the descriptor adds one.)
  */
 size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
 			    const char **left_out);

@@ -293,7 +293,7 @@ struct recording {
 static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
 {
 	struct recording *r = arg;
-	int err = vmstack_nl_vm_add(r->nl, r->sess.session_id, d, sizeof(*d), msg, len);
+	int err = vmstack_nl_vm_add(r->nl, r->sess.fd, d, sizeof(*d), msg, len);
 
 	if (err == 1 && !r->older_module++)
 		fprintf(stderr, TOOL ": the loaded vmstack.ko is of an older ABI minor: %s\n",
@@ -314,7 +314,7 @@ static void upload_unwind(struct recording *r, struct vmstack_map *m)
 	    vmstack_symtab_vaddr(m->symtab, m->offset, &lo))
 		return;
 	n = vmstack_cfi_slice(cfi, lo, lo + (m->end - m->start), &rows);
-	if (n && vmstack_nl_unwind_add(r->nl, r->sess.session_id, m->start, m->end,
+	if (n && vmstack_nl_unwind_add(r->nl, r->sess.fd, m->start, m->end,
 				       rows, n, &r->uw_bytes, msg, sizeof(msg))) {
 		if (!r->uw_failed++)
 			fprintf(stderr, TOOL ": unwind rules for %s refused: %s\n",
@@ -373,17 +373,10 @@ static void drain(struct recording *r)
 static void sum_counts(struct recording *r, struct vmstack_cpu_counts *sum,
 		       uint64_t *hist)
 {
-	struct vmstack_cpu_counts *c = xcalloc(r->sess.nr_cpus, sizeof(*c));
-	unsigned int i, k, n = 0;
 	char msg[256];
 
-	memset(sum, 0, sizeof(*sum));
-	if (!vmstack_nl_session_stats(r->nl, r->sess.session_id, c, r->sess.nr_cpus,
-				      &n, hist, msg, sizeof(msg)))
-		for (i = 0; i < n; i++)
-			for (k = 0; k < VMSTACK_NR_COUNTERS; k++)
-				sum->v[k] += c[i].v[k];
-	free(c);
+	if (vmstack_nl_session_stats(r->nl, r->sess.fd, sum, hist, msg, sizeof(msg)))
+		memset(sum, 0, sizeof(*sum));
 }
 
 /* The value below which a fraction q of the samples fall. */
@@ -422,6 +415,7 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 {
 	uint64_t taken = VMSTACK_CNT(c, TAKEN), dropped = VMSTACK_CNT(c, DROPPED);
 	double lost = taken ? 100.0 * dropped / taken : 0.0;
+	double ring_lost = taken ? 100.0 * (dropped - VMSTACK_CNT(c, THROTTLED)) / taken : 0.0;
 
 	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
 		r->stacks.samples, dropped, lost, r->stacks.n);
@@ -431,10 +425,21 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (VMSTACK_CNT(c, USER_FAULTS) || VMSTACK_CNT(c, TRUNCATED))
 		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64
 			" by --max-depth", VMSTACK_CNT(c, USER_FAULTS), VMSTACK_CNT(c, TRUNCATED));
+	if (VMSTACK_CNT(c, BUDGET))
+		fprintf(stderr, "; %" PRIu64 " by the read budget", VMSTACK_CNT(c, BUDGET));
 	fprintf(stderr, "\n");
-	if (lost > LOSS_WARN_PERCENT)
-		fprintf(stderr, TOOL ": warning: %.1f%% of samples lost: raise --ring-pages or lower -F\n",
-			lost);
+	if (VMSTACK_CNT(c, THROTTLED))
+		fprintf(stderr, TOOL ": %" PRIu64 " of the lost samples were dropped because the handler took over %d%% of a CPU: lower -F or --max-depth\n",
+			VMSTACK_CNT(c, THROTTLED), VMSTACK_HANDLER_MAX_PERCENT);
+	if (VMSTACK_CNT(c, NOT_DUMPABLE) || VMSTACK_CNT(c, COMPAT))
+		fprintf(stderr, TOOL ": user stacks not read: %" PRIu64 " samples of a target no longer dumpable (setuid), %" PRIu64 " of 32-bit code\n",
+			VMSTACK_CNT(c, NOT_DUMPABLE), VMSTACK_CNT(c, COMPAT));
+	if (VMSTACK_CNT(c, OFFLINE_NS))
+		fprintf(stderr, TOOL ": CPUs were offline for %.3f s in all: not sampled meanwhile\n",
+			VMSTACK_CNT(c, OFFLINE_NS) / 1e9);
+	if (ring_lost > LOSS_WARN_PERCENT)
+		fprintf(stderr, TOOL ": warning: %.1f%% of samples lost in full rings: raise --ring-pages or lower -F\n",
+			ring_lost);
 	if (r->o->stats)
 		print_cost(r, c, hist);
 	if (!r->stacks.samples)
@@ -485,7 +490,7 @@ static void record_loop(struct recording *r, int pidfd)
 	 * bytes a sample, within 10..100 ms: fewer wake-ups at low rates.
 	 */
 	period_ms = (int)((double)r->sess.ring_pages * sysconf(_SC_PAGESIZE) /
-			  (o->freq * 100.0) / 4 * 1000);
+			  (r->sess.freq * 100.0) / 4 * 1000);
 	period_ms = period_ms < 10 ? 10 : period_ms > 100 ? 100 : period_ms;
 	t0 = last_refresh = last_status = last_change = now();
 	while (!stop_requested && !r->exited) {
@@ -550,6 +555,9 @@ static int start_session(struct recording *r)
 		fprintf(stderr, TOOL ": cannot start a session: %s\n", msg);
 	if (err)
 		return -1;
+	if (r->sess.freq < o->freq)
+		fprintf(stderr, TOOL ": -F %u is above kernel.perf_event_max_sample_rate: sampling at %u Hz\n",
+			o->freq, r->sess.freq);
 	r->area_size = (size_t)r->sess.nr_cpus * (r->sess.ring_pages + 1) * page;
 	r->area = mmap(NULL, r->area_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       r->sess.fd, 0);
@@ -614,7 +622,7 @@ int main(int argc, char **argv)
 	/* Descriptors from a file: in place before the first sample. */
 	if (o.vm == VM_FILE && vmstack_vm_attach_text(&r.vms, o.vm_file, 0))
 		goto out;
-	if (vmstack_nl_session_resume(r.nl, r.sess.session_id, msg, sizeof(msg))) {
+	if (vmstack_nl_session_resume(r.nl, r.sess.fd, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		goto out;
 	}
@@ -635,7 +643,7 @@ int main(int argc, char **argv)
 	read_comm(o.pid, r.comm, sizeof(r.comm));
 
 	record_loop(&r, pidfd);
-	vmstack_nl_session_stop(r.nl, r.sess.session_id, msg, sizeof(msg));
+	vmstack_nl_session_stop(r.nl, r.sess.fd, msg, sizeof(msg));
 	drain(&r);
 	sum_counts(&r, &c, hist);
 	vmstack_symbolizer_load_perf_map(r.sym);

@@ -42,7 +42,9 @@ static struct nla_policy vmstack_reply_policy[VMSTACK_A_MAX + 1] = {
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 	[VMSTACK_A_NR_CPUS] = { .type = NLA_U32 },
 	[VMSTACK_A_RING_PAGES] = { .type = NLA_U32 },
-	[VMSTACK_A_STATS] = { .type = NLA_NESTED },
+	[VMSTACK_A_FREQ] = { .type = NLA_U32 },
+	[VMSTACK_A_COUNTERS] = { .type = NLA_NESTED },
+	[VMSTACK_A_CPU_STATS] = { .type = NLA_NESTED },
 	[VMSTACK_A_HANDLER_HIST] = { .minlen = 8 * VMSTACK_HIST_BUCKETS },
 	[VMSTACK_A_UW_BYTES] = { .type = NLA_U64 },
 };
@@ -129,6 +131,8 @@ static int vmstack_transact(struct vmstack_nl *nl, struct nl_msg *msg,
 		return -ENOMEM;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, req);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, req);
+	/* A dump ends with NLMSG_DONE. */
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_ack, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, req);
 	while (!req->done) {
 		err = nl_recvmsgs(nl->sk, cb);
@@ -143,17 +147,23 @@ static int vmstack_transact(struct vmstack_nl *nl, struct nl_msg *msg,
 	return req->error;
 }
 
-static struct nl_msg *vmstack_msg_size(struct vmstack_nl *nl, uint8_t cmd,
-				       size_t size)
+static struct nl_msg *vmstack_msg_flags(struct vmstack_nl *nl, uint8_t cmd,
+					size_t size, int flags)
 {
 	struct nl_msg *msg = nlmsg_alloc_size(size);
 
 	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
-				0, cmd, VMSTACK_GENL_VERSION)) {
+				flags, cmd, VMSTACK_GENL_VERSION)) {
 		nlmsg_free(msg);
 		msg = NULL;
 	}
 	return msg;
+}
+
+static struct nl_msg *vmstack_msg_size(struct vmstack_nl *nl, uint8_t cmd,
+				       size_t size)
+{
+	return vmstack_msg_flags(nl, cmd, size, 0);
 }
 
 static struct nl_msg *vmstack_msg(struct vmstack_nl *nl, uint8_t cmd)
@@ -269,6 +279,7 @@ static int parse_started(struct nlattr **tb, void *arg)
 	out->fd = (int)nla_get_u32(tb[VMSTACK_A_SESSION_FD]);
 	out->nr_cpus = nla_get_u32(tb[VMSTACK_A_NR_CPUS]);
 	out->ring_pages = nla_get_u32(tb[VMSTACK_A_RING_PAGES]);
+	out->freq = tb[VMSTACK_A_FREQ] ? nla_get_u32(tb[VMSTACK_A_FREQ]) : 0;
 	return 0;
 }
 
@@ -297,7 +308,7 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 	return vmstack_transact(nl, msg, &req);
 }
 
-static int session_cmd(struct vmstack_nl *nl, uint8_t cmd, uint32_t id,
+static int session_cmd(struct vmstack_nl *nl, uint8_t cmd, int fd,
 		       char *err_msg, size_t len)
 {
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
@@ -305,29 +316,29 @@ static int session_cmd(struct vmstack_nl *nl, uint8_t cmd, uint32_t id,
 
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id)) {
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	return vmstack_transact(nl, msg, &req);
 }
 
-int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
+int vmstack_nl_session_stop(struct vmstack_nl *nl, int fd,
 			    char *err_msg, size_t len)
 {
-	return session_cmd(nl, VMSTACK_CMD_SESSION_STOP, id, err_msg, len);
+	return session_cmd(nl, VMSTACK_CMD_SESSION_STOP, fd, err_msg, len);
 }
 
-int vmstack_nl_session_resume(struct vmstack_nl *nl, uint32_t id,
+int vmstack_nl_session_resume(struct vmstack_nl *nl, int fd,
 			      char *err_msg, size_t len)
 {
-	return session_cmd(nl, VMSTACK_CMD_SESSION_RESUME, id, err_msg, len);
+	return session_cmd(nl, VMSTACK_CMD_SESSION_RESUME, fd, err_msg, len);
 }
 
 struct stats_out {
-	struct vmstack_cpu_counts *counts;
-	unsigned max;
-	unsigned nr;
+	struct vmstack_cpu_counts *counts;	/* by CPU, or the one sum */
+	unsigned int max;
+	unsigned int nr;
 	uint64_t *hist;
 };
 
@@ -336,61 +347,95 @@ static uint64_t get_u64(struct nlattr **tb, int attr)
 	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
 }
 
-static int parse_stats(struct nlattr **tb, void *arg)
+/* A nest of counters (and a CPU number, in per-CPU stats) into @c. */
+static int parse_counters(struct nlattr *nest, struct vmstack_cpu_counts *c,
+			  unsigned int *cpu)
 {
 	static struct nla_policy cs_policy[VMSTACK_CS_A_MAX + 1];
 	struct nlattr *cs[VMSTACK_CS_A_MAX + 1];
-	struct stats_out *out = arg;
-	struct vmstack_cpu_counts *c;
-	struct nlattr *pos;
-	unsigned cpu, i;
-	int rem;
+	unsigned int i;
 
 	cs_policy[VMSTACK_CS_A_CPU].type = NLA_U32;
 	for (i = VMSTACK_CS_A_FIRST_COUNTER; i <= VMSTACK_CS_A_MAX; i++)
 		cs_policy[i].type = NLA_U64;
-	if (!tb[VMSTACK_A_STATS])
+	if (nla_parse_nested(cs, VMSTACK_CS_A_MAX, nest, cs_policy) < 0 ||
+	    (cpu && !cs[VMSTACK_CS_A_CPU]))
 		return -EPROTO;
-	nla_for_each_nested(pos, tb[VMSTACK_A_STATS], rem) {
-		if (nla_type(pos) != VMSTACK_STATS_A_CPU_STATS ||
-		    nla_parse_nested(cs, VMSTACK_CS_A_MAX, pos, cs_policy) < 0 ||
-		    !cs[VMSTACK_CS_A_CPU])
-			return -EPROTO;
-		cpu = nla_get_u32(cs[VMSTACK_CS_A_CPU]);
-		if (cpu >= out->max)
-			continue;
-		c = &out->counts[cpu];
-		for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
-			c->v[i] = get_u64(cs, VMSTACK_CS_A_FIRST_COUNTER + i);
-		if (cpu + 1 > out->nr)
-			out->nr = cpu + 1;
-	}
+	if (cpu)
+		*cpu = nla_get_u32(cs[VMSTACK_CS_A_CPU]);
+	for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
+		c->v[i] = get_u64(cs, VMSTACK_CS_A_FIRST_COUNTER + i);
+	return 0;
+}
+
+static int parse_totals(struct nlattr **tb, void *arg)
+{
+	struct stats_out *out = arg;
+
+	if (!tb[VMSTACK_A_COUNTERS] || parse_counters(tb[VMSTACK_A_COUNTERS], out->counts, NULL))
+		return -EPROTO;
 	if (out->hist && tb[VMSTACK_A_HANDLER_HIST])
 		memcpy(out->hist, nla_data(tb[VMSTACK_A_HANDLER_HIST]),
 		       8 * VMSTACK_HIST_BUCKETS);
 	return 0;
 }
 
-int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
-			     struct vmstack_cpu_counts *counts, unsigned max,
-			     unsigned *nr_cpus, uint64_t *hist,
+/* One message of the per-CPU dump. */
+static int parse_cpu_stats(struct nlattr **tb, void *arg)
+{
+	struct vmstack_cpu_counts c;
+	struct stats_out *out = arg;
+	unsigned int cpu;
+
+	if (!tb[VMSTACK_A_CPU_STATS] || parse_counters(tb[VMSTACK_A_CPU_STATS], &c, &cpu))
+		return -EPROTO;
+	if (cpu < out->max) {
+		out->counts[cpu] = c;
+		if (cpu + 1 > out->nr)
+			out->nr = cpu + 1;
+	}
+	return 0;
+}
+
+int vmstack_nl_session_stats(struct vmstack_nl *nl, int fd,
+			     struct vmstack_cpu_counts *sum, uint64_t *hist,
 			     char *err_msg, size_t len)
 {
-	struct stats_out out = { .counts = counts, .max = max, .hist = hist };
+	struct stats_out out = { .counts = sum, .hist = hist };
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
-				   .parse = parse_stats, .arg = &out };
+				   .parse = parse_totals, .arg = &out };
 	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_SESSION_STATS);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	memset(sum, 0, sizeof(*sum));
+	if (hist)
+		memset(hist, 0, 8 * VMSTACK_HIST_BUCKETS);
+	return vmstack_transact(nl, msg, &req);
+}
+
+int vmstack_nl_cpu_stats(struct vmstack_nl *nl, int fd,
+			 struct vmstack_cpu_counts *counts, unsigned int max,
+			 unsigned int *nr_cpus, char *err_msg, size_t len)
+{
+	struct stats_out out = { .counts = counts, .max = max };
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+				   .parse = parse_cpu_stats, .arg = &out };
+	struct nl_msg *msg = vmstack_msg_flags(nl, VMSTACK_CMD_SESSION_STATS, 4096,
+					       NLM_F_DUMP);
 	int err;
 
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id)) {
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	memset(counts, 0, sizeof(*counts) * max);
-	if (hist)
-		memset(hist, 0, 8 * VMSTACK_HIST_BUCKETS);
 	err = vmstack_transact(nl, msg, &req);
 	*nr_cpus = out.nr;
 	return err;
@@ -403,7 +448,7 @@ static int parse_uw_bytes(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len)
 {
@@ -423,7 +468,7 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 			set_msg(err_msg, len, "%s", "out of memory");
 			return -ENOMEM;
 		}
-		if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id) ||
+		if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
 		    nla_put_u64(msg, VMSTACK_A_UW_START, start) ||
 		    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
 		    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)n) ||
@@ -439,7 +484,7 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
 	return err;
 }
 
-int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
+int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, const void *desc,
 		      size_t desc_len, char *err_msg, size_t len)
 {
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
@@ -451,12 +496,12 @@ int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
 	if (!msg)
 		return -ENOMEM;
 	/* An older module: only what its minor knows. */
-	if (desc_len == sizeof(d) && nl->module_minor < VMSTACK_ABI_MINOR) {
+	if (desc_len == sizeof(d)) {
 		memcpy(&d, desc, sizeof(d));
 		desc_len = vmstack_abi_fit_desc(&d, nl->module_minor, &left_out);
 		desc = &d;
 	}
-	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, id) ||
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
 	    nla_put(msg, VMSTACK_A_VM_DESC, (int)desc_len, desc)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;

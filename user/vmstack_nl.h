@@ -26,10 +26,11 @@ struct vmstack_start_req {
 };
 
 struct vmstack_started {
-	uint32_t session_id;
+	uint32_t session_id;	/* for display: requests name the fd */
 	int fd;
 	uint32_t nr_cpus;
 	uint32_t ring_pages;
+	uint32_t freq;		/* granted: at most perf_event_max_sample_rate */
 };
 
 /* One CPU's counters, by VMSTACK_COUNTER(VMSTACK_CS_A_*). */
@@ -54,25 +55,28 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 			     const struct vmstack_start_req *req,
 			     struct vmstack_started *out,
 			     char *err_msg, size_t len);
-int vmstack_nl_session_stop(struct vmstack_nl *nl, uint32_t id,
+/* Every other request names its session by the fd SESSION_START gave. */
+int vmstack_nl_session_stop(struct vmstack_nl *nl, int fd,
 			    char *err_msg, size_t len);
-int vmstack_nl_session_resume(struct vmstack_nl *nl, uint32_t id,
+int vmstack_nl_session_resume(struct vmstack_nl *nl, int fd,
 			      char *err_msg, size_t len);
 /*
- * Fills counts[0..max) by CPU; sets *nr_cpus to the number reported. If
- * hist is not NULL it receives the handler time histogram (all CPUs,
- * VMSTACK_HIST_BUCKETS entries).
+ * The counters of all CPUs summed into *sum; the handler time histogram
+ * (all CPUs, VMSTACK_HIST_BUCKETS entries) into @hist unless NULL.
  */
-int vmstack_nl_session_stats(struct vmstack_nl *nl, uint32_t id,
-			     struct vmstack_cpu_counts *counts, unsigned max,
-			     unsigned *nr_cpus, uint64_t *hist,
+int vmstack_nl_session_stats(struct vmstack_nl *nl, int fd,
+			     struct vmstack_cpu_counts *sum, uint64_t *hist,
 			     char *err_msg, size_t len);
+/* Each CPU's counters, counts[0..max) by CPU; *nr_cpus as reported. */
+int vmstack_nl_cpu_stats(struct vmstack_nl *nl, int fd,
+			 struct vmstack_cpu_counts *counts, unsigned int max,
+			 unsigned int *nr_cpus, char *err_msg, size_t len);
 
 /*
  * Unwind rows for the target's mapping [start, end), sent in chunks; sets
  * *bytes to the memory the session's tables take in the module.
  */
-int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 
@@ -81,7 +85,7 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, uint32_t id, uint64_t start,
  * tests). To a module of an older ABI minor only what it knows is sent:
  * then 1 is returned, and err_msg says what it will not do.
  */
-int vmstack_nl_vm_add(struct vmstack_nl *nl, uint32_t id, const void *desc,
+int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, const void *desc,
 		      size_t desc_len, char *err_msg, size_t len);
 
 #endif

@@ -1,21 +1,39 @@
-# Only CAP_PERFMON / CAP_SYS_ADMIN in the initial user namespace may start a
-# session: an unprivileged user and root in a new user namespace get EPERM.
+# Who may profile what (Documentation/reliability.md, "Threat model"):
+# without CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace,
+# nothing; with CAP_PERFMON alone, only a dumpable process of one's own
+# user, as perf_event_open() allows. Status needs no privilege.
 . tests/guest/lib.sh
-build/workloads/calltree $((5 * scale)) &
-pid=$!
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1)
-rc=$?
-echo "unprivileged: rc=$rc: $out"
-[ $rc = 1 ] || fail "unprivileged user was not refused"
-echo "$out" | grep -q "permission denied: needs CAP_PERFMON" || fail "unclear message"
-out=$(unshare --user --map-root-user vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1)
-rc=$?
-echo "userns root: rc=$rc: $out"
-[ $rc = 1 ] || fail "root in a user namespace was not refused"
-echo "$out" | grep -q "permission denied" || fail "unclear message"
-# Status needs no privilege.
-setpriv --reuid=65534 --regid=65534 --clear-groups vmstack status >/dev/null ||
-	fail "status refused to an unprivileged user"
-kill $pid
-wait $pid 2>/dev/null
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+# nobody holding CAP_PERFMON and nothing else.
+perfmon=("${nobody[@]}" --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
+build/workloads/calltree $((6 * scale)) &
+root_pid=$!
+"${nobody[@]}" build/workloads/calltree $((6 * scale)) &
+own_pid=$!
+refused() {  # refused LABEL MESSAGE_PATTERN CMD...
+	local label=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$label: rc=$rc: $out"
+	[ $rc = 1 ] || fail "$label: not refused"
+	echo "$out" | grep -q -- "$pat" || fail "$label: unclear message"
+}
+refused "unprivileged" "permission denied: needs CAP_PERFMON" \
+	"${nobody[@]}" vmstack-record -q -p $root_pid -d 1 -o /dev/null
+refused "root in a user namespace" "permission denied" \
+	unshare --user --map-root-user vmstack-record -q -p $root_pid -d 1 -o /dev/null
+"${perfmon[@]}" sh -c 'grep ^CapEff /proc/self/status' | tee /tmp/caps.txt
+grep -q 'CapEff:[[:space:]]*0000004000000000' /tmp/caps.txt ||
+	fail "could not make a process with CAP_PERFMON alone"
+refused "CAP_PERFMON, another user's process" "may not read the target's memory" \
+	"${perfmon[@]}" vmstack-record -q -p $root_pid -d 1 -o /dev/null
+"${perfmon[@]}" vmstack-record -q -p $own_pid -d 1 -o /tmp/own.folded 2>/tmp/own.err ||
+	{ cat /tmp/own.err; fail "CAP_PERFMON, own dumpable process: refused"; }
+n=$(awk '{s += $NF} END {print s+0}' /tmp/own.folded)
+note "CAP_PERFMON, own process: $n samples"
+[ "$n" -gt 100 ] || fail "CAP_PERFMON, own process: too few samples"
+"${nobody[@]}" vmstack status >/dev/null || fail "status refused to an unprivileged user"
+kill $root_pid $own_pid
+wait 2>/dev/null
 true

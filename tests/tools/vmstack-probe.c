@@ -7,8 +7,23 @@
  *   vmstack-probe sessions PID N
  *   vmstack-probe fuzz SECONDS SEED [PID]
  *   vmstack-probe vmfuzz PID SECONDS SEED
+ *   vmstack-probe intrude SECONDS
+ *   vmstack-probe forkcheck PID
+ *   vmstack-probe hotplug PID CPU
+ *   vmstack-probe hostile PID SECONDS
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
+ * "sessions" opens N sessions at once and exits 0 only if all opened.
+ * "intrude" names every descriptor of its own table (and beyond) in every
+ * session command for SECONDS: each must be refused.
+ * "forkcheck" maps a session's rings and forks: the child must not have
+ * the mapping, and its exit must not stop the parent's sampling.
+ * "hotplug" samples PID while CPU goes offline for a second and comes
+ * back: samples on CPU must resume and the gap be counted.
+ * "hostile" registers a descriptor built to make the handler work as hard
+ * as a target can make it (every native frame a VM frame whose chain of
+ * hidden frames runs to max_frames) and prints the handler's time beside
+ * a plain session's on the same target.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <netlink/genl/ctrl.h>
@@ -74,11 +90,10 @@ static int hold(int pid, double secs, unsigned pages, unsigned freq, int drain)
 		for (i = 0; drain && i < s.nr_cpus; i++)
 			vmstack_ring_drain(&v[i], count_sample, &read);
 	}
-	vmstack_nl_session_stop(nl, s.session_id, msg, sizeof(msg));
+	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
 	for (i = 0; drain && i < s.nr_cpus; i++)
 		vmstack_ring_drain(&v[i], count_sample, &read);
-	if (vmstack_nl_session_stats(nl, s.session_id, c, 64, &n, NULL, msg,
-				     sizeof(msg))) {
+	if (vmstack_nl_cpu_stats(nl, s.fd, c, 64, &n, msg, sizeof(msg))) {
 		fprintf(stderr, "probe: stats: %s\n", msg);
 		return 2;
 	}
@@ -116,14 +131,14 @@ static int sessions(int pid, int count)
 		return 2;
 	for (i = 0; i < count; i++) {
 		if (vmstack_nl_session_start(nl, &req, &s, msg, sizeof(msg))) {
-			fprintf(stderr, "probe: session %d: %s\n", i, msg);
-			return 1;
+			printf("session %d refused: %s\n", i + 1, msg);
+			break;
 		}
 		fds[i] = s.fd;
 	}
 	vmstack_nl_status(nl, &st, msg, sizeof(msg));
-	printf("open sessions: %u\n", st.nr_sessions);
-	for (i = 0; i < count; i++)
+	printf("opened %d of %d; open sessions: %u\n", i, count, st.nr_sessions);
+	while (i-- > 0)
 		close(fds[i]);
 	vmstack_nl_close(nl);
 	free(fds);
@@ -444,13 +459,13 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
 		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = 64, .paused = 1 };
 	unsigned long sessions = 0, accepted = 0, refused = 0, samples = 0;
-	struct vmstack_cpu_counts c[64];
+	struct vmstack_cpu_counts c;
 	uint64_t vm_errors = 0;
 	struct long_desc d;
 	struct vmstack_started s;
 	struct vmstack_ring_view v[64];
 	struct vmstack_nl *nl;
-	unsigned i, k, n;
+	unsigned i, k;
 	char msg[256];
 	double t0, t1;
 	size_t size;
@@ -467,7 +482,7 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 		}
 		for (k = 0; k < 6; k++) {
 			random_desc(&d.desc);
-			if (vmstack_nl_vm_add(nl, s.session_id, &d, random_len(&d),
+			if (vmstack_nl_vm_add(nl, s.fd, &d, random_len(&d),
 					      msg, sizeof(msg)))
 				refused++;
 			else
@@ -478,17 +493,15 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 		if (area == MAP_FAILED)
 			return 2;
 		vmstack_ring_views(area, s.nr_cpus, s.ring_pages, 4096, v);
-		vmstack_nl_session_resume(nl, s.session_id, msg, sizeof(msg));
+		vmstack_nl_session_resume(nl, s.fd, msg, sizeof(msg));
 		for (t1 = now(); now() - t1 < 0.2;) {
 			usleep(10000);
 			for (i = 0; i < s.nr_cpus; i++)
 				vmstack_ring_drain(&v[i], count_sample, &samples);
 		}
-		vmstack_nl_session_stop(nl, s.session_id, msg, sizeof(msg));
-		if (!vmstack_nl_session_stats(nl, s.session_id, c, 64, &n, NULL,
-					      msg, sizeof(msg)))
-			for (i = 0; i < n; i++)
-				vm_errors += VMSTACK_CNT(&c[i], VM_ERRORS);
+		vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
+		if (!vmstack_nl_session_stats(nl, s.fd, &c, NULL, msg, sizeof(msg)))
+			vm_errors += VMSTACK_CNT(&c, VM_ERRORS);
 		munmap(area, size);
 		close(s.fd);
 	}
@@ -496,6 +509,304 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 	       sessions, accepted, refused, samples, (unsigned long long)vm_errors);
 	vmstack_nl_close(nl);
 	return !(accepted && refused && samples && vm_errors);
+}
+
+/* ---- what issue-by-issue safety promises need ---- */
+
+/* A session on @pid with its rings mapped (views in v[]). 0 or -1. */
+static int open_mapped(struct vmstack_nl *nl, struct vmstack_start_req *req,
+		       struct vmstack_started *s, void **area, size_t *size,
+		       struct vmstack_ring_view *v)
+{
+	char msg[256];
+
+	if (vmstack_nl_session_start(nl, req, s, msg, sizeof(msg)) || s->nr_cpus > 64) {
+		fprintf(stderr, "probe: %s\n", msg);
+		return -1;
+	}
+	*size = (size_t)s->nr_cpus * (s->ring_pages + 1) * 4096;
+	*area = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (*area == MAP_FAILED)
+		return -1;
+	vmstack_ring_views(*area, s->nr_cpus, s->ring_pages, 4096, v);
+	return 0;
+}
+
+/* Every session command, naming descriptors of our own table: all refused. */
+static int intrude(double secs)
+{
+	struct vmstack_vm_desc d = { .code_start = 0x1000, .code_end = 0x2000,
+				     .top_reg = VMSTACK_VM_REG_RBP, .max_frames = 1 };
+	struct vmstack_uw_row row = { .cfa = VMSTACK_UW_CFA_RSP, .cfa_off = 16 };
+	unsigned long tries = 0, taken = 0;
+	struct vmstack_cpu_counts c[64];
+	struct vmstack_nl *nl;
+	unsigned int n;
+	uint64_t bytes;
+	char msg[256];
+	double t0;
+	int fd;
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)))
+		return 2;
+	for (t0 = now(); now() - t0 < secs;) {
+		for (fd = 0; fd < 1024; fd++, tries += 6) {
+			taken += !vmstack_nl_session_stop(nl, fd, msg, sizeof(msg));
+			taken += !vmstack_nl_session_resume(nl, fd, msg, sizeof(msg));
+			taken += !vmstack_nl_session_stats(nl, fd, c, NULL, msg, sizeof(msg));
+			taken += !vmstack_nl_cpu_stats(nl, fd, c, 64, &n, msg, sizeof(msg));
+			taken += !vmstack_nl_unwind_add(nl, fd, 0x400000, 0x401000, &row, 1,
+							&bytes, msg, sizeof(msg));
+			taken += !vmstack_nl_vm_add(nl, fd, &d, sizeof(d), msg, sizeof(msg));
+		}
+	}
+	printf("intrude: %lu requests naming descriptors 0..1023, %lu taken; last refusal: %s\n",
+	       tries, taken, msg);
+	vmstack_nl_close(nl);
+	return taken != 0;
+}
+
+static uint64_t written_now(struct vmstack_nl *nl, int fd)
+{
+	struct vmstack_cpu_counts c;
+	char msg[256];
+
+	return vmstack_nl_session_stats(nl, fd, &c, NULL, msg, sizeof(msg)) ? 0 :
+	       VMSTACK_CNT(&c, WRITTEN);
+}
+
+/* A forked child: no ring mapping, and its exit stops nothing. */
+static int forkcheck(int pid)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 999,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = 64, .ring_pages = 4 };
+	struct vmstack_ring_view v[64];
+	struct vmstack_started s;
+	struct vmstack_nl *nl;
+	uint64_t before, after;
+	int status, bad = 0;
+	unsigned long read = 0;
+	unsigned int i;
+	char msg[256];
+	pid_t child;
+	size_t size;
+	void *area;
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    open_mapped(nl, &req, &s, &area, &size, v))
+		return 2;
+	child = fork();
+	if (!child) {
+		char line[512];
+		FILE *f = fopen("/proc/self/maps", "r");
+		int found = 0;
+
+		while (f && fgets(line, sizeof(line), f))
+			found |= strstr(line, "[vmstack]") != NULL;
+		_exit(found);
+	}
+	waitpid(child, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		printf("forkcheck: the child had the ring mapping\n");
+		bad = 1;
+	}
+	before = written_now(nl, s.fd);
+	usleep(500000);
+	for (i = 0; i < s.nr_cpus; i++)
+		vmstack_ring_drain(&v[i], count_sample, &read);
+	after = written_now(nl, s.fd);
+	printf("forkcheck: child without the mapping: %s; samples written in the 0.5 s after its exit: %llu\n",
+	       bad ? "no" : "yes", (unsigned long long)(after - before));
+	bad |= after == before;
+	/* Closing the descriptor stops sampling; the mapped rings stay readable. */
+	close(s.fd);
+	read = 0;
+	for (i = 0; i < s.nr_cpus; i++)
+		vmstack_ring_drain(&v[i], count_sample, &read);
+	usleep(300000);
+	before = read;
+	for (i = 0; i < s.nr_cpus; i++)
+		vmstack_ring_drain(&v[i], count_sample, &read);
+	printf("forkcheck: samples in the rings 0.3 s after closing the descriptor: %lu\n",
+	       read - before);
+	bad |= read != before;
+	munmap(area, size);
+	vmstack_nl_close(nl);
+	return bad;
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f)) {
+		fprintf(stderr, "probe: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+struct by_phase {
+	int cpu;
+	int phase;
+	unsigned long samples[3];	/* on cpu: before, while offline, after */
+};
+
+static void count_cpu(const struct vmstack_rec_sample *rec, void *arg)
+{
+	struct by_phase *p = arg;
+
+	if ((int)rec->cpu == p->cpu)
+		p->samples[p->phase]++;
+}
+
+/* @cpu off for a second mid-session and back: it is sampled again after. */
+static int hotplug(int pid, int cpu)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 999,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = 64, .ring_pages = 64 };
+	struct by_phase p = { .cpu = cpu };
+	struct vmstack_cpu_counts c[64];
+	struct vmstack_ring_view v[64];
+	struct vmstack_started s;
+	struct vmstack_nl *nl;
+	unsigned int i, n;
+	char msg[256];
+	size_t size;
+	double t0, t;
+	void *area;
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    open_mapped(nl, &req, &s, &area, &size, v) || cpu >= (int)s.nr_cpus)
+		return 2;
+	for (t0 = now(); (t = now() - t0) < 3.5;) {
+		usleep(10000);
+		if (p.phase == 0 && t >= 1.0) {
+			for (i = 0; i < s.nr_cpus; i++)
+				vmstack_ring_drain(&v[i], count_cpu, &p);
+			if (set_online(cpu, 0))
+				return 2;
+			p.phase = 1;
+		} else if (p.phase == 1 && t >= 2.0) {
+			for (i = 0; i < s.nr_cpus; i++)
+				vmstack_ring_drain(&v[i], count_cpu, &p);
+			if (set_online(cpu, 1))
+				return 2;
+			p.phase = 2;
+		}
+		for (i = 0; i < s.nr_cpus; i++)
+			vmstack_ring_drain(&v[i], count_cpu, &p);
+	}
+	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
+	if (vmstack_nl_cpu_stats(nl, s.fd, c, 64, &n, msg, sizeof(msg)) || cpu >= (int)n)
+		return 2;
+	printf("hotplug: samples on CPU %d: %lu before, %lu while offline, %lu after; offline %.3f s counted\n",
+	       cpu, p.samples[0], p.samples[1], p.samples[2],
+	       VMSTACK_CNT(&c[cpu], OFFLINE_NS) / 1e9);
+	munmap(area, size);
+	close(s.fd);
+	vmstack_nl_close(nl);
+	return !(p.samples[0] && p.samples[2] && VMSTACK_CNT(&c[cpu], OFFLINE_NS) > 500000000ULL);
+}
+
+/* The histogram's value at fraction @q (the upper end of its bucket). */
+static uint64_t hist_at(const uint64_t *hist, double q)
+{
+	uint64_t total = 0, seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
+		total += hist[b];
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (total && seen >= q * total)
+			return b + 1 < VMSTACK_HIST_BUCKETS ? vmstack_hist_lower(b + 1) : ~0ULL;
+	}
+	return 0;
+}
+
+/* One session of @secs on @pid (with descriptor @d unless NULL). */
+static int measure(struct vmstack_nl *nl, int pid, unsigned int depth,
+		   const struct vmstack_vm_desc *d, double secs, uint64_t *hist,
+		   struct vmstack_cpu_counts *c)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 999,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = depth, .ring_pages = 64, .paused = 1 };
+	struct vmstack_ring_view v[64];
+	struct vmstack_started s;
+	unsigned long read = 0;
+	unsigned int i;
+	char msg[256];
+	size_t size;
+	double t0;
+	void *area;
+
+	if (open_mapped(nl, &req, &s, &area, &size, v))
+		return -1;
+	if (d && vmstack_nl_vm_add(nl, s.fd, d, sizeof(*d), msg, sizeof(msg))) {
+		fprintf(stderr, "probe: hostile descriptor refused: %s\n", msg);
+		return -1;
+	}
+	vmstack_nl_session_resume(nl, s.fd, msg, sizeof(msg));
+	for (t0 = now(); now() - t0 < secs;) {
+		usleep(10000);
+		for (i = 0; i < s.nr_cpus; i++)
+			vmstack_ring_drain(&v[i], count_sample, &read);
+	}
+	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
+	vmstack_nl_session_stats(nl, s.fd, c, hist, msg, sizeof(msg));
+	munmap(area, size);
+	close(s.fd);
+	return 0;
+}
+
+/*
+ * The most work a target can ask of the handler: all of user space is
+ * "VM code", so every native frame starts a VM walk; the VM's frames are
+ * the saved-rbp chain of the stack itself (a frame-pointer program), each
+ * marked native (hidden: nothing is stored, the walk goes on) until
+ * max_frames; then the native step, and again at the next frame.
+ */
+static int hostile(int pid, double secs)
+{
+	struct vmstack_vm_desc d = {
+		.code_start = 0x1000, .code_end = 0x7ffffffff000ULL,
+		.state_from = VMSTACK_VM_STATE_NONE, .top_reg = VMSTACK_VM_REG_RBP,
+		.link = VMSTACK_VM_LINK_POINTER, .link_off = 0, .flags_off = 8,
+		.native_flags = 0xffff, .bottom_flags = 0,
+		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL,
+		.max_frames = VMSTACK_VM_MAX_FRAMES,
+	};
+	static uint64_t plain_hist[VMSTACK_HIST_BUCKETS], hostile_hist[VMSTACK_HIST_BUCKETS];
+	struct vmstack_cpu_counts plain, bad;
+	struct vmstack_nl *nl;
+	char msg[256];
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    measure(nl, pid, 128, NULL, secs, plain_hist, &plain) ||
+	    measure(nl, pid, VMSTACK_MAX_DEPTH, &d, secs, hostile_hist, &bad))
+		return 2;
+	printf("hostile: plain, 128 frames: p50 %llu ns, p99 %llu ns, max %llu ns (%llu samples)\n",
+	       (unsigned long long)hist_at(plain_hist, 0.5), (unsigned long long)hist_at(plain_hist, 0.99),
+	       (unsigned long long)hist_at(plain_hist, 1.0),
+	       (unsigned long long)VMSTACK_CNT(&plain, WRITTEN));
+	printf("hostile: hostile descriptor, %d frames: p50 %llu ns, p99 %llu ns, max %llu ns (%llu samples, %llu cut by the read budget, %llu throttled)\n",
+	       VMSTACK_MAX_DEPTH, (unsigned long long)hist_at(hostile_hist, 0.5),
+	       (unsigned long long)hist_at(hostile_hist, 0.99),
+	       (unsigned long long)hist_at(hostile_hist, 1.0),
+	       (unsigned long long)VMSTACK_CNT(&bad, WRITTEN),
+	       (unsigned long long)VMSTACK_CNT(&bad, BUDGET),
+	       (unsigned long long)VMSTACK_CNT(&bad, THROTTLED));
+	printf("hostile: p99 ratio %.1f\n",
+	       (double)hist_at(hostile_hist, 0.99) / (double)hist_at(plain_hist, 0.99));
+	vmstack_nl_close(nl);
+	return !VMSTACK_CNT(&bad, BUDGET);
 }
 
 int main(int argc, char **argv)
@@ -512,6 +823,14 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "fuzz"))
 		return fuzz(atof(argv[2]), (unsigned)atoi(argv[3]),
 			    argc > 4 ? atoi(argv[4]) : getpid());
+	if (argc == 3 && !strcmp(argv[1], "intrude"))
+		return intrude(atof(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "forkcheck"))
+		return forkcheck(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "hotplug"))
+		return hotplug(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "hostile"))
+		return hostile(atoi(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of vmstack-probe.c\n");
 	return 2;
 }

@@ -23,7 +23,8 @@ static u64 ips[600];
 static struct vmstack_walk walk_from(unsigned long ip, unsigned long sp,
 				     unsigned long bp)
 {
-	struct vmstack_walk w = { .ips = ips, .max = 64, .ip = ip, .sp = sp };
+	struct vmstack_walk w = { .ips = ips, .max = 64, .ip = ip, .sp = sp,
+				  .reads_left = VMSTACK_MAX_READS };
 
 	memset(ips, 0, sizeof(ips));
 	w.regs[VMSTACK_VM_REG_RBP] = bp;
@@ -371,6 +372,80 @@ UNIT_TEST(walk_jit_near)
 	CHECK(jit_found(&d, 1, JIT_CODE(2)) == 0);
 }
 
+/*
+ * Steps that barely move: a rule whose CFA is rsp + 8 from an odd rsp
+ * would rise by one byte; a VM entry that says its caller's sp is 1 byte
+ * up. Every step must rise by an aligned word, VM caller steps included.
+ */
+UNIT_TEST(walk_steps_rise_by_a_word)
+{
+	struct vmstack_vm_desc d = toy_desc();
+	const unsigned long state = HEAP, f1 = HEAP + 0x100;
+	struct vmstack_walk w;
+
+	mem_setup();
+	/* A frame pointer 4 bytes above an odd sp: not a frame. */
+	fp_frame(STACK + 0x108, 0, 0x500010);
+	w = walk_from(0x500000, STACK + 0x103, STACK + 0x108);
+	CHECK(vmstack_walk_user(&w) == 2);	/* rbp - sp = 5: a frame, aligned */
+	w = walk_from(0x500000, STACK + 0x107, STACK + 0x104);
+	CHECK(vmstack_walk_user(&w) == 1 && w.flags == VMSTACK_SF_USER_BROKEN);
+	/* The VM's caller one byte above the activation record. */
+	toy_fn(HEAP + 0x800, 0xa1);
+	toy_frame(f1, 0, 1, HEAP + 0x800);
+	fake_put8(state, 0x55);
+	fake_put64(state + 8, f1);
+	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
+	d.caller_sp_off = 1;
+	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
+	w.vms = &d;
+	w.nr_vms = 1;
+	vmstack_walk_user(&w);
+	/* The VM frame, then its native frame kept: no step to a 1-byte rise. */
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1) && ips[2] == VM_LO + 0x10);
+	d.caller_sp_off = 32;
+	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
+	w.vms = &d;
+	w.nr_vms = 1;
+	vmstack_walk_user(&w);
+	CHECK(ips[2] == MAIN_RA);
+}
+
+/*
+ * A target that makes every native frame a VM frame with a long chain of
+ * hidden frames: the reads stop at the budget, the walk ends marked.
+ */
+UNIT_TEST(walk_read_budget)
+{
+	struct vmstack_vm_desc d = {
+		.code_start = 0x1000, .code_end = 0x7ffffffff000UL,
+		.state_from = VMSTACK_VM_STATE_NONE, .top_reg = VMSTACK_VM_REG_RBP,
+		.link = VMSTACK_VM_LINK_POINTER, .flags_off = 8, .native_flags = 0xffff,
+		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL,
+		.max_frames = VMSTACK_VM_MAX_FRAMES,
+	};
+	struct vmstack_walk w;
+	unsigned long reads;
+	int i;
+
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	mem_setup();
+	/* 600 frame-pointer frames: each also a "VM frame" chain up the stack. */
+	for (i = 0; i < 600; i++)
+		fp_frame(STACK + 0x100 + 16 * i, STACK + 0x100 + 16 * (i + 1), 0x500000 + i);
+	w = walk_from(0x500000, STACK, STACK + 0x100);
+	w.max = VMSTACK_MAX_DEPTH;
+	w.vms = &d;
+	w.nr_vms = 1;
+	vmstack_walk_user(&w);
+	reads = fake_mem_reads();
+	CHECK(w.flags & VMSTACK_SF_BUDGET);
+	CHECK(!(w.flags & VMSTACK_SF_USER_FAULT));
+	CHECK(reads <= VMSTACK_MAX_READS + 1);
+	/* The last word: the VM part cut, for the budget's reason (5). */
+	CHECK(w.n > 0 && ips[w.n - 1] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 5));
+}
+
 UNIT_TEST(vm_desc_checks)
 {
 	struct vmstack_vm_desc d = toy_desc();
@@ -400,6 +475,8 @@ void walk_tests(void)
 		{ "walk_vm_cycle", walk_vm_cycle },
 		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },
 		{ "walk_jit_near", walk_jit_near },
+		{ "walk_steps_rise_by_a_word", walk_steps_rise_by_a_word },
+		{ "walk_read_budget", walk_read_budget },
 		{ "vm_desc_checks", vm_desc_checks },
 	};
 	unit_run(t, sizeof(t) / sizeof(t[0]));

@@ -26,6 +26,13 @@
  *   2.1  VMSTACK_VM_F_JIT_NEAR and the jit_link_off .. jit_near_max fields
  *        of the VM descriptor: compiled code entered from other compiled
  *        code before the VM stored its number.
+ *   3.0  A session is named by its file descriptor (SESSION_FD) in every
+ *        request, so only its holder can use it; SESSION_ID is for
+ *        display. SESSION_START needs the right to read the target and
+ *        answers the rate granted (FREQ); STATS answers totals, and per-CPU
+ *        counters come as a dump; new counters: THROTTLED, BUDGET,
+ *        NOT_DUMPABLE, COMPAT, OFFLINE_NS; sample flags BUDGET, NO_USER;
+ *        limits on sessions, ring and rule memory (VMSTACK_MAX_*).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -33,9 +40,9 @@
 #include <linux/types.h>
 
 #define VMSTACK_GENL_NAME	"vmstack"
-#define VMSTACK_GENL_VERSION	2	/* the family's; the ABI numbers are below */
-#define VMSTACK_ABI_MAJOR	2
-#define VMSTACK_ABI_MINOR	1
+#define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
+#define VMSTACK_ABI_MAJOR	3
+#define VMSTACK_ABI_MINOR	0
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -43,6 +50,18 @@
 #define VMSTACK_MAX_FREQ	100000	/* Hz */
 #define VMSTACK_MIN_RING_PAGES	4	/* data pages per CPU, a power of 2 */
 #define VMSTACK_MAX_RING_PAGES	4096
+#define VMSTACK_MAX_SESSIONS	256	/* open at once, all users */
+#define VMSTACK_MAX_USER_SESSIONS 64	/* open at once, per user */
+/*
+ * Work per sample, whatever the target's memory or descriptors say: user
+ * memory reads across the native and VM walks (a walk that runs out is
+ * cut, VMSTACK_SF_BUDGET), and the handler's time on each CPU: past
+ * VMSTACK_HANDLER_MAX_PERCENT of a VMSTACK_THROTTLE_WINDOW_NS window,
+ * further samples in that window are dropped and counted (THROTTLED).
+ */
+#define VMSTACK_MAX_READS		4096
+#define VMSTACK_HANDLER_MAX_PERCENT	25
+#define VMSTACK_THROTTLE_WINDOW_NS	100000000ULL
 
 /* What SESSION_START takes when an attribute is left out. */
 #define VMSTACK_DEFAULT_FREQ		999
@@ -61,29 +80,44 @@
  *   request: -
  *   reply:   ABI_MAJOR, ABI_MINOR, MODULE_VERSION, NR_SESSIONS
  *
- * VMSTACK_CMD_SESSION_START (CAP_PERFMON or CAP_SYS_ADMIN in the initial
- * user namespace)
+ * VMSTACK_CMD_SESSION_START: CAP_SYS_ADMIN, or CAP_PERFMON and the right
+ * to read the target: CAP_SYS_PTRACE, or the target's real, effective
+ * and saved uids and gids all the caller's real ones and the target
+ * dumpable. Capabilities count in the initial user namespace only, for
+ * the socket's opener and the caller alike.
  *   request: PID (required; in the caller's PID namespace; a thread ID
  *            selects its whole process), FREQ, EVENT, STACKS, MAX_DEPTH,
  *            RING_PAGES (VMSTACK_DEFAULT_* when left out), PAUSED (flag:
  *            sample only after SESSION_RESUME, so unwind rules can be
  *            uploaded first)
- *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES
- *   The session lives as long as SESSION_FD is open: closing it (or the
- *   caller's exit) stops sampling and frees everything.
+ *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES, FREQ (the rate
+ *            granted: at most kernel.perf_event_max_sample_rate)
+ *   The session lives as long as its file does: SESSION_FD and the rings
+ *   mapped from it (a mapping is not inherited by fork). Closing the fd
+ *   stops sampling at once; the rings stay readable until unmapped; the
+ *   last of the two frees everything. Ring memory is charged to the
+ *   caller's memory cgroup and to its user's locked memory
+ *   (RLIMIT_MEMLOCK, unless CAP_IPC_LOCK), as perf charges its buffers.
+ *   At most VMSTACK_MAX_SESSIONS sessions, VMSTACK_MAX_USER_SESSIONS per
+ *   user.
  *
- * VMSTACK_CMD_SESSION_STATS (same privilege)
- *   request: SESSION_ID
- *   reply:   SESSION_ID, STATS (nested: one CPU_STATS per possible CPU,
- *            nested: CPU and every counter of enum vmstack_cpu_stats_attr),
- *            HANDLER_HIST (all CPUs together)
+ * Every other command names its session by SESSION_FD, a descriptor in
+ * the caller's own table: only the holder of a session can use it.
  *
- * VMSTACK_CMD_SESSION_STOP (same privilege)
- *   request: SESSION_ID
- *   Stops sampling; the fd stays valid so the rings can be drained.
+ * VMSTACK_CMD_SESSION_STATS
+ *   request: SESSION_FD
+ *   reply:   SESSION_ID, NR_CPUS, COUNTERS (nested: every counter of enum
+ *            vmstack_cpu_stats_attr, summed over the CPUs), HANDLER_HIST
+ *            (all CPUs together)
+ *   With NLM_F_DUMP: messages of CPU_STATS (nested: CPU and every
+ *   counter), one per possible CPU, as many messages as that takes.
  *
- * VMSTACK_CMD_VM_ADD (same privilege)
- *   request: SESSION_ID, VM_DESC (struct vmstack_vm_desc, from
+ * VMSTACK_CMD_SESSION_STOP
+ *   request: SESSION_FD
+ *   Stops sampling; the rings stay readable.
+ *
+ * VMSTACK_CMD_VM_ADD
+ *   request: SESSION_FD, VM_DESC (struct vmstack_vm_desc, from
  *            VMSTACK_VM_DESC_MIN_SIZE to VMSTACK_VM_DESC_MAX_SIZE bytes:
  *            fields past its end are 0, bytes past the module's struct
  *            must be 0)
@@ -91,18 +125,21 @@
  *   Every offset and bound is validated; at most VMSTACK_VM_MAX per
  *   session. The n-th descriptor accepted (from 0) is VM n in VM words.
  *
- * VMSTACK_CMD_SESSION_RESUME (same privilege)
- *   request: SESSION_ID
+ * VMSTACK_CMD_SESSION_RESUME
+ *   request: SESSION_FD
  *   Starts sampling in a session started with PAUSED.
  *
- * VMSTACK_CMD_UNWIND_ADD (same privilege)
- *   request: SESSION_ID, UW_START, UW_END, UW_TOTAL, UW_FIRST, UW_ROWS
+ * VMSTACK_CMD_UNWIND_ADD
+ *   request: SESSION_FD, UW_START, UW_END, UW_TOTAL, UW_FIRST, UW_ROWS
  *   Unwind rules for the user mapping [UW_START, UW_END) of the target,
  *   replacing the rules of any mapping it overlaps. The table has UW_TOTAL
  *   rows (struct vmstack_uw_row, sorted by start) and comes in chunks, in
  *   order: UW_ROWS holds rows UW_FIRST... (an attribute holds < 64 KiB).
  *   The table takes effect with its last chunk. The module walks user
  *   stacks with these rules where they exist, frame pointers elsewhere.
+ *   Tables of mappings the target no longer has are freed then too. At
+ *   most VMSTACK_UW_MAX_BYTES of rules and VMSTACK_UW_MAX_MAPS mappings
+ *   per session (ENOSPC beyond).
  *   reply:   UW_BYTES (memory the session's rules now take)
  */
 enum vmstack_cmd {
@@ -132,7 +169,7 @@ enum vmstack_attr {
 	VMSTACK_A_SESSION_ID,		/* u32 */
 	VMSTACK_A_SESSION_FD,		/* u32 */
 	VMSTACK_A_NR_CPUS,		/* u32, rings in the mapping */
-	VMSTACK_A_STATS,		/* nested, VMSTACK_A_CPU_STATS... */
+	VMSTACK_A_RETIRED_STATS,	/* ABI 2's per-CPU nest; not used since 3.0 */
 	VMSTACK_A_PAD,
 	VMSTACK_A_HANDLER_HIST,		/* binary: __u64[VMSTACK_HIST_BUCKETS] */
 	VMSTACK_A_UW_START,		/* u64 */
@@ -144,16 +181,11 @@ enum vmstack_attr {
 	VMSTACK_A_PAUSED,		/* flag */
 	VMSTACK_A_VM_DESC,		/* binary: struct vmstack_vm_desc */
 	VMSTACK_A_ABI_MINOR,		/* u32 */
+	VMSTACK_A_COUNTERS,		/* nested, VMSTACK_CS_A_<counter>... */
+	VMSTACK_A_CPU_STATS,		/* nested, VMSTACK_CS_A_* (stats dump) */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
-
-enum vmstack_stats_attr {
-	VMSTACK_STATS_A_UNSPEC,
-	VMSTACK_STATS_A_CPU_STATS,	/* nested, VMSTACK_CS_A_* */
-	__VMSTACK_STATS_A_MAX,
-};
-#define VMSTACK_STATS_A_MAX (__VMSTACK_STATS_A_MAX - 1)
 
 /*
  * Per-CPU counters, a u64 attribute each, numbered from
@@ -167,13 +199,18 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_PAD,
 	VMSTACK_CS_A_TAKEN,
 	VMSTACK_CS_A_WRITTEN,
-	VMSTACK_CS_A_DROPPED,		/* ring full, or a nested sample */
+	VMSTACK_CS_A_DROPPED,		/* ring full, a nested sample, or THROTTLED */
 	VMSTACK_CS_A_USER_FAULTS,	/* a user stack read failed */
 	VMSTACK_CS_A_TRUNCATED,		/* a stack hit the depth cap */
 	VMSTACK_CS_A_BAD_TAIL,		/* reader wrote an impossible tail */
 	VMSTACK_CS_A_HANDLER_NS,	/* time in the handler, target samples */
 	VMSTACK_CS_A_FRAMES,		/* frames stored (kernel + user) */
 	VMSTACK_CS_A_VM_ERRORS,		/* VM stacks cut by bad VM data */
+	VMSTACK_CS_A_THROTTLED,		/* dropped: the handler's time budget */
+	VMSTACK_CS_A_BUDGET,		/* user stacks cut by the read budget */
+	VMSTACK_CS_A_NOT_DUMPABLE,	/* no user stack: target not dumpable */
+	VMSTACK_CS_A_COMPAT,		/* no user stack: a 32-bit task */
+	VMSTACK_CS_A_OFFLINE_NS,	/* time this CPU was offline */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
@@ -276,6 +313,7 @@ struct vmstack_uw_row {
 #define VMSTACK_UW_MAX_ROWS	(1U << 22)	/* per mapping */
 #define VMSTACK_UW_CHUNK_ROWS	4096		/* per message, at most */
 #define VMSTACK_UW_MAX_BYTES	(64U << 20)	/* per session */
+#define VMSTACK_UW_MAX_MAPS	16384		/* mappings with rules, per session */
 
 /*
  * A VM stack descriptor: data, not code. It tells the module how to find
@@ -383,7 +421,7 @@ enum vmstack_vm_reg {
  */
 #define VMSTACK_VM_F_AR_CHAIN		(1U << 8)
 /*
- * F_JIT (ABI 2.1): the id may still name the code object that jumped into
+ * F_JIT (since ABI 2.1): the id may still name the code object that jumped into
  * the one running, whose first instructions store its own number. If the
  * id's object O does not hold the pc, up to jit_near_max more are tried:
  * the object O links to (its number, a u16 at O + jit_link_off; 0: none),
@@ -491,17 +529,15 @@ struct vmstack_vm_desc {
 	__u32 ar_chain_max;	/* F_AR_CHAIN: 1..VMSTACK_VM_AR_CHAIN_MAX */
 	__u64 ar_mask;		/* < 4096 */
 	__u64 cont_val;		/* F_CONT_BOTTOM */
-	/* ABI 2.0 ends here; new fields go below (a minor addition). */
 	__s32 jit_link_off;	/* F_JIT_NEAR */
 	__s32 jit_root_off;
 	__s32 jit_side_off;
 	__u32 jit_near_max;	/* F_JIT_NEAR: 1..VMSTACK_VM_JIT_NEAR_MAX */
-	/* ABI 2.1 ends here. */
+	/* ABI 3.0 ends here; new fields go below (a minor addition). */
 };
-/* The struct's size at each minor: modules take from the 2.0 size on. */
-#define VMSTACK_VM_DESC_SIZE_2_0	224
-#define VMSTACK_VM_DESC_SIZE_2_1	240
-#define VMSTACK_VM_DESC_MIN_SIZE	VMSTACK_VM_DESC_SIZE_2_0
+/* The struct's size at each minor: modules take from the 3.0 size on. */
+#define VMSTACK_VM_DESC_SIZE_3_0	240
+#define VMSTACK_VM_DESC_MIN_SIZE	VMSTACK_VM_DESC_SIZE_3_0
 #define VMSTACK_VM_DESC_MAX_SIZE	1024
 
 /*
@@ -565,6 +601,8 @@ static inline __u64 vmstack_vmw_value(__u64 word)
 #define VMSTACK_SF_IN_KERNEL	(1U << 4)	/* sample hit kernel mode */
 #define VMSTACK_SF_VM		(1U << 5)	/* VM frames were merged in */
 #define VMSTACK_SF_VM_BROKEN	(1U << 6)	/* bad VM data cut the VM part */
+#define VMSTACK_SF_BUDGET	(1U << 7)	/* the read budget cut the user stack */
+#define VMSTACK_SF_NO_USER	(1U << 8)	/* user stack not read (not dumpable, 32-bit) */
 
 struct vmstack_rec_hdr {
 	__u16 type;		/* enum vmstack_rec_type */

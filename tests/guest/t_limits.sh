@@ -1,0 +1,45 @@
+# Every resource capped, with a clear error at the cap: sessions per user,
+# ring memory against RLIMIT_MEMLOCK (as perf's buffers), and a session's
+# unwind rules: a target that dlopens and dlcloses hundreds of libraries
+# keeps its rules' memory bounded (tables of libraries it unmapped are
+# freed) and its newest libraries unwinding.
+. tests/guest/lib.sh
+build/workloads/calltree $((30 * scale)) &
+pid=$!
+vmstack-probe sessions $pid 64 || fail "64 sessions of one user refused"
+out=$(vmstack-probe sessions $pid 65)
+rc=$?
+echo "$out"
+[ $rc = 1 ] || fail "65 sessions of one user opened"
+echo "$out" | grep -q "too many vmstack sessions open by this user" || fail "unclear session limit"
+kill $pid
+wait $pid 2>/dev/null
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+perfmon=("${nobody[@]}" --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
+"${nobody[@]}" build/workloads/calltree $((4 * scale)) &
+pid=$!
+out=$(prlimit --memlock=65536 "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1)
+rc=$?
+echo "memlock 64 KiB: rc=$rc: $out"
+[ $rc = 1 ] && echo "$out" | grep -q "RLIMIT_MEMLOCK" || fail "rings over RLIMIT_MEMLOCK not refused clearly"
+prlimit --memlock=$((64 << 20)) "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -o /dev/null ||
+	fail "rings within RLIMIT_MEMLOCK refused"
+kill $pid
+wait $pid 2>/dev/null
+
+# dlopen/dlclose churn: 300 libraries, 4 open at a time, 20 ms each.
+mkdir -p /tmp/dl
+for i in $(seq 0 299); do cp build/workloads/libdlspin.so /tmp/dl/lib$i.so; done
+vmstack-record -q --stats -o /tmp/dl.folded -- build/workloads/dlchurn /tmp/dl 300 4 $((20 * scale)) 2>/tmp/dl.err ||
+	{ cat /tmp/dl.err; fail "record of dlchurn failed"; }
+cat /tmp/dl.err
+rm -rf /tmp/dl
+bytes=$(sed -n 's/.*unwind rules: [0-9]* mappings, [0-9]* rows, \([0-9]*\) bytes in the module.*/\1/p' /tmp/dl.err)
+maps=$(sed -n 's/.*unwind rules: \([0-9]*\) mappings.*/\1/p' /tmp/dl.err)
+in_lib=$(grep -E ';lib_spin;lib_inner ' /tmp/dl.folded | awk '{s += $NF} END {print s+0}')
+rooted=$(grep -E ';main;lib_spin;lib_inner ' /tmp/dl.folded | awk '{s += $NF} END {print s+0}')
+note "rule tables uploaded: $maps; the module holds $bytes bytes at the end; samples in the libraries: $in_lib, of them through main: $rooted"
+[ "$maps" -gt 100 ] || fail "the libraries' rules were not uploaded as they came"
+[ "${bytes:-999999999}" -lt 4000000 ] || fail "the rules of unmapped libraries stayed in the module"
+[ "$in_lib" -gt 500 ] || fail "too few samples in the libraries"
+[ $((100 * rooted / in_lib)) -ge 80 ] || fail "stacks through the newest libraries do not unwind to main"

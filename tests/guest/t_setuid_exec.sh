@@ -1,0 +1,27 @@
+# A target that execs a setuid binary mid-session stops being dumpable:
+# from then on no user memory of it is read (perf detaches its task events
+# at such an exec), and those samples are counted and reported.
+. tests/guest/lib.sh
+cp build/workloads/calltree /tmp/suid-calltree
+chown root:root /tmp/suid-calltree
+chmod 4755 /tmp/suid-calltree
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+perfmon=("${nobody[@]}" --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
+# Spins as nobody in the shell itself, then becomes a setuid-root program.
+"${nobody[@]}" sh -c "i=0; while [ \$i -lt $((300000 * scale)) ]; do i=\$((i + 1)); done; exec /tmp/suid-calltree $((3 * scale)) >/dev/null" &
+pid=$!
+sleep 0.3
+"${perfmon[@]}" vmstack-record -q -p $pid -o /tmp/suid.folded 2>/tmp/suid.err
+rc=$?
+wait $pid
+cat /tmp/suid.err
+[ $rc = 0 ] || fail "record failed"
+# Samples with user frames: the shell's, before the exec.
+before=$(awk -F';' '{for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]/) {n = $NF; sub(/.* /, "", n); s += n; next}} END {print s+0}' /tmp/suid.folded)
+after=$(sed -n 's/.*user stacks not read: \([0-9]*\) samples of a target no longer dumpable.*/\1/p' /tmp/suid.err)
+note "samples with user frames (the shell, before the exec): $before; not read after it: ${after:-0}"
+[ "$before" -gt 200 ] || fail "the target was not sampled before the exec"
+[ "${after:-0}" -gt 200 ] || fail "samples after the setuid exec were not counted as not read"
+# The setuid program's own frames were never read.
+! grep -qE 'hot_three|cold_one' /tmp/suid.folded || fail "user frames read after the setuid exec"
+rm -f /tmp/suid-calltree
