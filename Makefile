@@ -2,8 +2,14 @@
 #   make            build vmstack.ko and the tools in build/
 #   make check      lint, host unit tests, and every guest test in one VM boot
 #   make check T=a,b  only the guest tests a and b (host tests still run)
-#   make check-debug  the guest suite on a KASAN/lockdep/kmemleak kernel
+#   make check-debug  the guest suite on a KASAN/lockdep/kmemleak/UBSAN kernel
 #                     (built once from linux-source-6.1, cached; see README)
+#   make check-kernels  the module built (W=1) and the guest suite run on
+#                     Debian's cloud, PREEMPT_RT and 6.12 kernels
+#                     (L=cloud,rt,6.12 picks lanes)
+#   make asan       the recorder and unit tests under ASan+UBSan (build/asan/);
+#                   make check runs both (unit tests on the host, a recording
+#                   in the guest)
 #   make lint       checkpatch, W=1 and sparse on the module
 #   make demo       profile the bundled demo in the test VM (build/demo/)
 #   make bench      vmstack vs perf in one VM boot, as ratios (build/bench.txt)
@@ -37,7 +43,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
 	     $(B)/workloads/libdlspin.so
 
-.PHONY: all module tools check check-debug lint demo bench clean
+.PHONY: all module tools asan check check-debug check-kernels lint demo bench clean
 all: module tools
 
 module:
@@ -127,11 +133,20 @@ demo: all
 bench: all
 	scripts/bench
 
-check: all
+# The user space under AddressSanitizer and UBSan: any report aborts.
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
+asan:
+	$(MAKE) B=$(B)/asan CFLAGS='$(ASAN_CFLAGS)' LDFLAGS='-fsanitize=address,undefined' \
+		$(B)/asan/unit-tests $(B)/asan/vmstack-record
+
+check: all asan
 	tests/run $(or $(T),all)
 
 check-debug: tools
 	scripts/check-debug $(or $(T),all)
+
+check-kernels: tools
+	scripts/check-kernels $(or $(T),all) $(or $(L),cloud,rt,6.12)
 
 lint: | $(B)
 	scripts/lint

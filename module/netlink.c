@@ -12,6 +12,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "vmstack.h"
+#include "compat.h"
 
 static struct genl_family vmstack_family;
 
@@ -57,6 +58,16 @@ static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
 				       sizeof(struct vmstack_uw_row) },
 	[VMSTACK_A_UW_TOTAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_uw_rows_range),
 	[VMSTACK_A_UW_FIRST] = { .type = NLA_U32 },
+};
+
+/*
+ * GET_STATUS takes nothing. An explicit policy with one refused type (and
+ * strict validation refusing types past it) says so on every kernel; 6.1
+ * would do the same for a command without a policy, 5.15 would ignore
+ * the attributes.
+ */
+static const struct nla_policy vmstack_no_attrs_policy[VMSTACK_A_UNSPEC + 2] = {
+	[VMSTACK_A_UNSPEC + 1] = { .type = NLA_REJECT },
 };
 
 static const struct nla_policy vmstack_vm_policy[VMSTACK_A_VM_DESC + 1] = {
@@ -214,24 +225,31 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* The handler time histogram of all CPUs together. */
+/*
+ * The handler time histogram of all CPUs together. An attribute's data is
+ * only 4-byte aligned: each sum is copied in, never stored through a u64
+ * pointer (UBSAN's alignment check caught that).
+ */
 static int vmstack_put_hist(struct sk_buff *msg, struct vmstack_session *s)
 {
 	struct nlattr *attr;
 	unsigned int cpu, b;
-	u64 *sum;
+	u8 *data;
+	u64 sum;
 
 	attr = nla_reserve(msg, VMSTACK_A_HANDLER_HIST,
 			   sizeof(u64) * VMSTACK_HIST_BUCKETS);
 	if (!attr)
 		return -EMSGSIZE;
-	sum = nla_data(attr);
-	memset(sum, 0, sizeof(u64) * VMSTACK_HIST_BUCKETS);
-	for_each_possible_cpu(cpu) {
-		if (cpu >= s->nr_rings)
-			break;
-		for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
-			sum[b] += READ_ONCE(per_cpu_ptr(s->pcpu, cpu)->stats.hist[b]);
+	data = nla_data(attr);
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++) {
+		sum = 0;
+		for_each_possible_cpu(cpu) {
+			if (cpu >= s->nr_rings)
+				break;
+			sum += READ_ONCE(per_cpu_ptr(s->pcpu, cpu)->stats.hist[b]);
+		}
+		memcpy(data + b * sizeof(sum), &sum, sizeof(sum));
 	}
 	return 0;
 }
@@ -280,14 +298,14 @@ err:
  */
 static int vmstack_nl_stats_start(struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = vmstack_dump_attrs(genl_dumpit_info(cb));
 	struct file *file;
 
-	if (!info->attrs[VMSTACK_A_SESSION_FD]) {
+	if (!attrs[VMSTACK_A_SESSION_FD]) {
 		NL_SET_ERR_MSG(cb->extack, "SESSION_FD missing");
 		return -EINVAL;
 	}
-	if (!vmstack_session_get(nla_get_u32(info->attrs[VMSTACK_A_SESSION_FD]),
+	if (!vmstack_session_get(nla_get_u32(attrs[VMSTACK_A_SESSION_FD]),
 				 &file, cb->extack))
 		return -EBADF;
 	cb->args[0] = (long)file;
@@ -431,8 +449,8 @@ static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
 }
 
 static const struct genl_ops vmstack_ops[] = {
-	/* No policy: every attribute is refused (resv_start_op is 0). */
-	{ .cmd = VMSTACK_CMD_GET_STATUS, .doit = vmstack_nl_get_status },
+	VMSTACK_OP(VMSTACK_CMD_GET_STATUS, vmstack_nl_get_status,
+		   vmstack_no_attrs_policy),
 	VMSTACK_OP(VMSTACK_CMD_SESSION_START, vmstack_nl_session_start,
 		   vmstack_start_policy),
 	{
@@ -454,8 +472,8 @@ static const struct genl_ops vmstack_ops[] = {
 };
 
 /*
- * resv_start_op 0: every command is held to the current rules (reserved
- * header field 0, no unknown nlmsg flags, a policy of its own).
+ * resv_start_op 0 (6.1 and later): every command is held to the current
+ * rules (reserved header field 0, no unknown nlmsg flags).
  */
 static struct genl_family vmstack_family __ro_after_init = {
 	.name = VMSTACK_GENL_NAME,
@@ -464,7 +482,7 @@ static struct genl_family vmstack_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = vmstack_ops,
 	.n_ops = ARRAY_SIZE(vmstack_ops),
-	.resv_start_op = 0,
+	VMSTACK_GENL_RESV_START_OP
 };
 
 int __init vmstack_netlink_init(void)

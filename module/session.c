@@ -36,6 +36,7 @@
 #include <linux/vmalloc.h>
 #include <net/netlink.h>
 #include "vmstack.h"
+#include "compat.h"
 
 /* vmstack_sessions_lock: the list, the ids, the limits. */
 static DEFINE_MUTEX(vmstack_sessions_lock);
@@ -349,8 +350,8 @@ static int vmstack_file_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 	/* Not inherited by fork: a child would keep the session alive. */
-	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vm_flags_clear(vma, VM_MAYEXEC);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	return remap_vmalloc_range(vma, s->area, 0);
 }
 

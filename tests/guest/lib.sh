@@ -5,8 +5,9 @@ fail() {
 	exit 1
 }
 note() { echo "# $*"; }
-# The debug kernel (KASAN, lockdep) under TCG runs about ten times slower:
-# waits stretch by VMSTACK_TIME_SCALE (tests/guest/run sets it).
+# A slower kernel (the debug kernel's KASAN and lockdep; a slower host)
+# stretches waits and target durations by VMSTACK_TIME_SCALE, which
+# tests/guest/run measures at boot.
 scale=${VMSTACK_TIME_SCALE:-1}
 # wait_until SECONDS COMMAND...: poll until COMMAND succeeds.
 wait_until() {

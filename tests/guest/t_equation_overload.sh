@@ -2,7 +2,7 @@
 # dropped and counted, and for every CPU taken == written + dropped. With a
 # reader, everything written is read.
 . tests/guest/lib.sh
-build/workloads/calltree 6 &
+build/workloads/calltree $((6 * scale)) &
 pid=$!
 sleep 0.2
 vmstack-probe hold $pid 1.5 4 10000 nodrain >/tmp/p1.txt || { cat /tmp/p1.txt; fail "equation broken without a reader"; }

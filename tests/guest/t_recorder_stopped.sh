@@ -1,12 +1,12 @@
 # A recorder stopped with SIGSTOP lets its rings fill: samples are dropped,
 # and once it runs again it reports the loss and warns.
 . tests/guest/lib.sh
-build/workloads/calltree 8 &
+build/workloads/calltree $((8 * scale)) &
 pid=$!
-vmstack-record -q -F 5000 --ring-pages 4 -d 5 -p $pid -o /tmp/stop.folded 2>/tmp/stop.err &
+vmstack-record -q -F 5000 --ring-pages 4 -d $((5 * scale)) -p $pid -o /tmp/stop.folded 2>/tmp/stop.err &
 rec=$!
 # Past its start-up (the target's unwind rules go in before sampling).
-sleep 2
+sleep $((2 * scale))
 kill -STOP $rec
 sleep 1.5
 kill -CONT $rec

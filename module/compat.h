@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels vmstack builds for (5.15 to 6.12), in
+ * one place. Each shim names the version that changed the interface, read
+ * in that version's include/net/genetlink.h or include/linux/mm.h; built
+ * here against Debian's 6.1 (amd64, cloud, rt) and 6.12 headers. Which
+ * side of a change the kernel is on, Kbuild finds in its headers
+ * (VMSTACK_HAVE_*): stable and vendor kernels backport such changes, so a
+ * version number would be wrong for some of them. What the
+ * module uses otherwise is older than 5.15 and unchanged up to 6.12:
+ * per-op genl policies (5.10), NLA_BINARY length ranges (5.10),
+ * NLA_POLICY_FULL_RANGE (5.8; its range pointer became const in 6.7, so
+ * ours is not const), copy_from_user_nofault and mmap_read_lock (5.8),
+ * two-argument kvfree_rcu (5.9), multi-instance cpuhp states (4.10).
+ */
+#ifndef VMSTACK_COMPAT_H
+#define VMSTACK_COMPAT_H
+
+#include <linux/mm.h>
+#include <net/genetlink.h>
+
+/*
+ * 6.3 made vma->vm_flags read-only behind vm_flags_set()/vm_flags_clear()
+ * (so that the per-VMA lock sees every change); before, one assigned it.
+ */
+#ifndef VMSTACK_HAVE_VM_FLAGS_SET
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
+/*
+ * 6.6 put a whole struct genl_info in struct genl_dumpit_info ("genetlink:
+ * provide struct genl_info to dumps", which also added genl_info_dump()):
+ * a dump's parsed attributes moved from info->attrs to info->info.attrs.
+ */
+static inline struct nlattr **vmstack_dump_attrs(const struct genl_dumpit_info *info)
+{
+#ifdef VMSTACK_HAVE_GENL_INFO_DUMP
+	return info->info.attrs;
+#else
+	return info->attrs;
+#endif
+}
+
+/*
+ * 6.1 added GENL_REQ_ATTR_CHECK (a missing attribute, named in the
+ * extended ack) and genl_family.resv_start_op (commands from that number
+ * on have their reserved header byte and unknown flags refused, and a
+ * command without a policy takes no attributes). Before 6.1 the check is
+ * written out and the header is not checked; attributes are refused by
+ * every command's own policy on every version.
+ */
+#ifndef GENL_REQ_ATTR_CHECK
+#define GENL_REQ_ATTR_CHECK(info, attr) ({				\
+	bool __missing = !(info)->attrs[attr];				\
+									\
+	if (__missing)							\
+		NL_SET_ERR_MSG((info)->extack, "required attribute missing"); \
+	__missing;							\
+})
+#endif
+
+#ifdef VMSTACK_HAVE_RESV_START_OP
+#define VMSTACK_GENL_RESV_START_OP .resv_start_op = 0,
+#else
+#define VMSTACK_GENL_RESV_START_OP
+#endif
+
+#endif /* VMSTACK_COMPAT_H */

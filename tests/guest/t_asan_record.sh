@@ -1,0 +1,25 @@
+# The recorder built with AddressSanitizer and UBSan (make asan) records
+# targets whose mappings keep changing (dlopen/dlclose churn) and whose
+# stacks cross into a VM (the LuaJIT sandwich): a report of either
+# sanitizer, or a leak, fails it.
+. tests/guest/lib.sh
+rec=build/asan/vmstack-record
+[ -x $rec ] || fail "$rec missing (make asan)"
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitized() {  # name, stderr file, exit code
+	head -40 "$2"
+	! grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$2" ||
+		fail "$1: a sanitizer report"
+	[ "$3" = 0 ] || fail "$1: the recorder exited with $3"
+}
+mkdir -p /tmp/dla
+for i in $(seq 0 99); do cp build/workloads/libdlspin.so /tmp/dla/lib$i.so; done
+$rec -q --stats -o /tmp/asan-dl.folded -- build/workloads/dlchurn /tmp/dla 100 4 $((20 * scale)) \
+	2>/tmp/asan-dl.err
+sanitized dlchurn /tmp/asan-dl.err $?
+rm -rf /tmp/dla
+grep -q ';lib_spin;lib_inner ' /tmp/asan-dl.folded || fail "dlchurn: no samples in the libraries"
+$rec -q -o /tmp/asan-sw.folded -- build/workloads/sandwich $((2 * scale)) 2>/tmp/asan-sw.err
+sanitized sandwich /tmp/asan-sw.err $?
+grep -q 'sandwich.lua:1_\[vm\]' /tmp/asan-sw.folded || fail "sandwich: no Lua frames"
+true
