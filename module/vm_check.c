@@ -30,9 +30,14 @@ const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
 		return "VM descriptor: tagged-delta link fields out of range";
 	/* Compiled code has no unwind rules: the AR must lead on. */
 	if ((d->flags & VMSTACK_VM_F_JIT) &&
-	    ((d->flags & VMSTACK_VM_F_NATIVE_STEP) || d->jit_reg == VMSTACK_VM_REG_NONE ||
-	     d->jit_reg >= __VMSTACK_VM_REG_MAX || d->ar_mask >= 4096))
+	    ((d->flags & VMSTACK_VM_F_NATIVE_STEP) || d->jit_reg >= __VMSTACK_VM_REG_MAX ||
+	     d->ar_mask >= 4096))
 		return "VM descriptor: JIT fields out of range";
+	/* The anchor: a register, or a pointer variable in user space. */
+	if ((d->flags & VMSTACK_VM_F_JIT) && d->jit_reg == VMSTACK_VM_REG_NONE &&
+	    (!d->jit_anchor_ptr || (d->jit_anchor_ptr & 7) ||
+	     d->jit_anchor_ptr > VMSTACK_USER_MAX - 8))
+		return "VM descriptor: JIT anchor neither a register nor a pointer in user space";
 	/* Both drop an activation and go on from the registers it saved. */
 	if ((d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN)) &&
 	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP)))

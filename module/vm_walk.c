@@ -28,6 +28,29 @@ static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 	return NULL;
 }
 
+/*
+ * A VM reference at @addr: a native word, or with F_REF32 a u32
+ * zero-extended (LuaJIT without GC64).
+ */
+static bool vmstack_vm_ref(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			   unsigned long *v, unsigned long addr)
+{
+	u32 r;
+
+	if (!(d->flags & VMSTACK_VM_F_REF32))
+		return vmstack_walk_read(w, v, addr, sizeof(*v));
+	if (!vmstack_walk_read(w, &r, addr, sizeof(r)))
+		return false;
+	*v = r;
+	return true;
+}
+
+/* The size of an entry of the compiled-code table. */
+static unsigned long vmstack_vm_ref_size(const struct vmstack_vm_desc *d)
+{
+	return d->flags & VMSTACK_VM_F_REF32 ? 4 : 8;
+}
+
 /* Descriptor @d's VM word of @kind for @value. */
 static u64 vmstack_vm_word(const struct vmstack_walk *w,
 			   const struct vmstack_vm_desc *d, unsigned int kind,
@@ -71,11 +94,11 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	unsigned long fn, kind_at, ident;
 	u8 kind, check;
 
-	if (!vmstack_walk_read(w, &fn, frame + d->func_off, sizeof(fn)))
+	if (!vmstack_vm_ref(w, d, &fn, frame + d->func_off))
 		return VMSTACK_VMB_READ;
 	if (d->flags & VMSTACK_VM_F_FUNC_SLOT) {
 		kind_at = fn + d->kind_off;
-		if (!vmstack_walk_read(w, &fn, fn, sizeof(fn)))
+		if (!vmstack_vm_ref(w, d, &fn, fn))
 			return VMSTACK_VMB_READ;
 		fn &= d->func_mask;
 	} else {
@@ -94,7 +117,7 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 		return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN,
 							  fn)) ? 0 : -1;
 	}
-	if (!vmstack_walk_read(w, &ident, fn + d->ident_off, sizeof(ident)))
+	if (!vmstack_vm_ref(w, d, &ident, fn + d->ident_off))
 		return VMSTACK_VMB_READ;
 	ident += d->ident_adj;
 	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
@@ -113,12 +136,12 @@ static bool vmstack_vm_bottom(struct vmstack_walk *w, const struct vmstack_vm_de
 			      unsigned long frame,
 			      u32 type)
 {
-	u64 v;
+	unsigned long v;
 
 	if (d->bottom_types & (1U << type))
 		return true;
 	return (d->flags & VMSTACK_VM_F_CONT_BOTTOM) && type == d->cont_type &&
-	       vmstack_walk_read(w, &v, frame + d->cont_off, sizeof(v)) && v == d->cont_val;
+	       vmstack_vm_ref(w, d, &v, frame + d->cont_off) && v == d->cont_val;
 }
 
 /*
@@ -138,13 +161,13 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	u16 fl = 0;
 	int err;
 
-	if (delta && !vmstack_walk_read(w, &lo, state + d->stack_off, sizeof(lo)))
+	if (delta && !vmstack_vm_ref(w, d, &lo, state + d->stack_off))
 		return VMSTACK_VMB_READ;
 	for (i = 0; i < d->max_frames; i++) {
 		if ((frame & 7) ||
 		    (delta && (frame < lo || frame - lo >= d->stack_max)))
 			return VMSTACK_VMB_FRAME;
-		if (!vmstack_walk_read(w, &link, frame + d->link_off, sizeof(link)))
+		if (!vmstack_vm_ref(w, d, &link, frame + d->link_off))
 			return VMSTACK_VMB_READ;
 		if (delta) {
 			type = link & d->type_mask;
@@ -240,7 +263,7 @@ static bool vmstack_vm_sane(struct vmstack_walk *w, const struct vmstack_vm_desc
 static bool vmstack_vm_state(struct vmstack_walk *w, const struct vmstack_vm_desc *d, unsigned long ar,
 			     unsigned long *state)
 {
-	return vmstack_walk_read(w, state, ar + d->state_off, sizeof(*state)) &&
+	return vmstack_vm_ref(w, d, state, ar + d->state_off) &&
 	       vmstack_vm_sane(w, d, *state);
 }
 
@@ -280,7 +303,8 @@ static bool vmstack_vm_jit_holds(struct vmstack_walk *w, const struct vmstack_vm
 	u32 size;
 
 	*obj = 0;
-	if (id >= t->count || !vmstack_walk_read(w, &ent, t->table + 8UL * id, sizeof(ent)))
+	if (id >= t->count ||
+	    !vmstack_vm_ref(w, d, &ent, t->table + vmstack_vm_ref_size(d) * id))
 		return false;
 	*obj = ent & d->func_mask;
 	return vmstack_walk_read(w, &code, *obj + d->jit_code_off, sizeof(code)) &&
@@ -306,7 +330,7 @@ static bool vmstack_vm_jit_near(struct vmstack_walk *w, const struct vmstack_vm_
 	if (!vmstack_walk_read(w, &r, from + d->jit_root_off, sizeof(r)))
 		return false;
 	if (r && (r >= t->count ||
-		  !vmstack_walk_read(w, &root, t->table + 8UL * r, sizeof(root))))
+		  !vmstack_vm_ref(w, d, &root, t->table + vmstack_vm_ref_size(d) * r)))
 		return false;
 	root &= d->func_mask;
 	if (!vmstack_walk_read(w, &next, root + d->jit_side_off, sizeof(next)))
@@ -339,7 +363,11 @@ vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 
 		if (!(d->flags & VMSTACK_VM_F_JIT))
 			continue;
-		a = w->regs[d->jit_reg] + d->jit_anchor_adj;
+		if (d->jit_reg)
+			a = w->regs[d->jit_reg];
+		else if (!vmstack_walk_read(w, &a, d->jit_anchor_ptr, sizeof(a)))
+			continue;
+		a += d->jit_anchor_adj;
 		if (!vmstack_walk_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
 		    !vmstack_walk_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
 		    !vmstack_walk_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
@@ -373,10 +401,10 @@ vmstack_vm_splice_jit(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 	vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, obj));
 	w->flags |= VMSTACK_SF_VM;
 	cur->next_top = 0;
-	if (!vmstack_walk_read(w, &state, anchor + d->jit_state_off, sizeof(state)) ||
+	if (!vmstack_vm_ref(w, d, &state, anchor + d->jit_state_off) ||
 	    !vmstack_vm_sane(w, d, state))
 		broken = VMSTACK_VMB_STATE;
-	else if (!vmstack_walk_read(w, &top, anchor + d->jit_top_off, sizeof(top)))
+	else if (!vmstack_vm_ref(w, d, &top, anchor + d->jit_top_off))
 		broken = VMSTACK_VMB_READ;
 	else
 		broken = vmstack_vm_walk(w, d, state, top + d->top_adj, 0, cur);

@@ -1,15 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "abi.h"
 
-/* What each ABI minor added to the VM descriptor: its size, its flags. */
+/* A descriptor that means something else to a module without 3.1. */
+static bool needs_3_1(const struct vmstack_vm_desc *d)
+{
+	return (d->flags & VMSTACK_VM_F_REF32) || d->jit_anchor_ptr;
+}
+
+/*
+ * What each ABI minor added to the VM descriptor: its size, its flags,
+ * and whether a descriptor that uses them can do without (the flag is
+ * dropped) or not (it is not sent).
+ */
 static const struct {
 	uint32_t minor;
 	size_t size;
 	uint32_t flags;
 	const char *what;	/* what a module without it does not do */
+	bool (*needed)(const struct vmstack_vm_desc *d);
 } desc_minors[] = {
 	/* 3.0: everything up to jit_near_max, every flag up to F_JIT_NEAR. */
-	{ 0, VMSTACK_VM_DESC_SIZE_3_0, VMSTACK_VM_F_ALL, NULL },
+	{ 0, VMSTACK_VM_DESC_SIZE_3_0, (VMSTACK_VM_F_JIT_NEAR << 1) - 1, NULL, NULL },
+	{ 1, VMSTACK_VM_DESC_SIZE_3_1, VMSTACK_VM_F_REF32,
+	  "the module's ABI is older than 3.1: it cannot read 32-bit VM references "
+	  "(LuaJIT without GC64)", needs_3_1 },
 };
 
 size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
@@ -23,6 +37,9 @@ size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,
 		if (desc_minors[i].minor <= minor) {
 			flags |= desc_minors[i].flags;
 			len = desc_minors[i].size;
+		} else if (desc_minors[i].needed && desc_minors[i].needed(d)) {
+			*left_out = desc_minors[i].what;
+			return 0;
 		} else if (d->flags & desc_minors[i].flags) {
 			*left_out = desc_minors[i].what;
 		}

@@ -32,7 +32,9 @@ int vmstack_elf_build_id(Elf *elf, char *buf, size_t len)
 	return -1;
 }
 
-int vmstack_elf_symbol(Elf *elf, const char *name, GElf_Sym *sym)
+/* The first defined symbol @match accepts, in .symtab or .dynsym. */
+static int find_symbol(Elf *elf, int (*match)(const char *s, void *arg), void *arg,
+		       GElf_Sym *sym)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -52,11 +54,46 @@ int vmstack_elf_symbol(Elf *elf, const char *name, GElf_Sym *sym)
 			if (!gelf_getsym(data, (int)k, sym) || sym->st_shndx == SHN_UNDEF)
 				continue;
 			s = elf_strptr(elf, sh.sh_link, sym->st_name);
-			if (s && !strcmp(s, name))
+			if (s && match(s, arg))
 				return 0;
 		}
 	}
 	return -1;
+}
+
+static int same(const char *s, void *name)
+{
+	return !strcmp(s, name);
+}
+
+int vmstack_elf_symbol(Elf *elf, const char *name, GElf_Sym *sym)
+{
+	return find_symbol(elf, same, (void *)name, sym);
+}
+
+struct prefixed {
+	const char *prefix;
+	char *rest;
+	size_t len;
+};
+
+static int starts(const char *s, void *arg)
+{
+	struct prefixed *p = arg;
+	size_t n = strlen(p->prefix);
+
+	if (strncmp(s, p->prefix, n))
+		return 0;
+	snprintf(p->rest, p->len, "%s", s + n);
+	return 1;
+}
+
+int vmstack_elf_symbol_prefix(Elf *elf, const char *prefix, char *rest, size_t len)
+{
+	struct prefixed p = { prefix, rest, len };
+	GElf_Sym sym;
+
+	return find_symbol(elf, starts, &p, &sym);
 }
 
 int vmstack_elf_read(Elf *elf, uint64_t vaddr, void *buf, size_t len)

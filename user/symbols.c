@@ -59,7 +59,9 @@ void vmstack_symtab_finish(struct vmstack_symtab *t)
 	if (t->strings)
 		for (i = 0; i < t->n; i++)
 			t->syms[i].name = t->strings + (uintptr_t)t->syms[i].name;
-	qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
+	/* A file without symbols has no array: qsort() must not see NULL. */
+	if (t->n)
+		qsort(t->syms, t->n, sizeof(*t->syms), cmp_sym);
 	/* One entry per address (aliases: .symtab and .dynsym overlap). */
 	for (i = j = 0; i < t->n; i++)
 		if (!j || t->syms[j - 1].addr != t->syms[i].addr)

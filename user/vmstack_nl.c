@@ -500,6 +500,11 @@ int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, const void *desc,
 		memcpy(&d, desc, sizeof(d));
 		desc_len = vmstack_abi_fit_desc(&d, nl->module_minor, &left_out);
 		desc = &d;
+		if (!desc_len) {
+			nlmsg_free(msg);
+			set_msg(err_msg, len, "%s", left_out);
+			return -EOPNOTSUPP;
+		}
 	}
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
 	    nla_put(msg, VMSTACK_A_VM_DESC, (int)desc_len, desc)) {

@@ -1,7 +1,8 @@
 # The recorder built with AddressSanitizer and UBSan (make asan) records
 # targets whose mappings keep changing (dlopen/dlclose churn) and whose
-# stacks cross into a VM (the LuaJIT sandwich): a report of either
-# sanitizer, or a leak, fails it.
+# stacks cross into a VM (the LuaJIT sandwich), and Tarantool (the
+# original crash: its LuaJIT layout from DWARF, 32-bit references, fibers,
+# JIT on): a report of either sanitizer, or a leak, fails it.
 . tests/guest/lib.sh
 rec=build/asan/vmstack-record
 [ -x $rec ] || fail "$rec missing (make asan)"
@@ -22,4 +23,8 @@ grep -q ';lib_spin;lib_inner ' /tmp/asan-dl.folded || fail "dlchurn: no samples 
 $rec -q -o /tmp/asan-sw.folded -- build/workloads/sandwich $((2 * scale)) 2>/tmp/asan-sw.err
 sanitized sandwich /tmp/asan-sw.err $?
 grep -q 'sandwich.lua:1_\[vm\]' /tmp/asan-sw.folded || fail "sandwich: no Lua frames"
+$rec -q -o /tmp/asan-tt.folded -- tarantool tests/workloads/lua/tarantool_split.lua \
+	$((3 * scale)) >/dev/null 2>/tmp/asan-tt.err
+sanitized tarantool /tmp/asan-tt.err $?
+grep -q 'tarantool_split.lua:34_\[vm\]' /tmp/asan-tt.folded || fail "tarantool: no Lua frames"
 true

@@ -28,7 +28,7 @@ check() {  # folded file, label
 vmstack-record -F 999 -o /tmp/l54.folded -- lua5.4 $script $((4 * scale)) 2>/tmp/l54.err ||
 	{ cat /tmp/l54.err; fail "record failed"; }
 cat /tmp/l54.err
-grep -q 'VM frames merged (Lua 5.4)' /tmp/l54.err || fail "Lua 5.4 not detected"
+grep -q 'VM frames merged (Lua 5.4' /tmp/l54.err || fail "Lua 5.4 not detected"
 sort -k2 -nr /tmp/l54.folded | head -3 | cut -c1-400
 check /tmp/l54.folded "started"
 

@@ -307,6 +307,9 @@ static void random_jit(struct vmstack_vm_desc *d)
 	d->jit_root_off = jit_off(0x6c);
 	d->jit_side_off = jit_off(0x70);
 	d->jit_near_max = rand() % 4 ? 16 : (uint32_t)rand() % 40;
+	/* An anchor through a pointer variable (3.1): in the stack, or wild. */
+	d->jit_anchor_ptr = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
+				       (uint64_t)rand() << (rand() % 40);
 	/* Compiled code is looked up only outside the VM's own code. */
 	if (rand() % 2) {
 		d->code_start = 0x1000;
@@ -354,9 +357,13 @@ static void make_consistent(struct vmstack_vm_desc *d)
 		d->cont_type = (uint8_t)d->type_mask;
 	if (d->flags & VMSTACK_VM_F_JIT_NEAR)
 		d->flags |= VMSTACK_VM_F_JIT;
-	if ((d->flags & VMSTACK_VM_F_JIT) && d->jit_reg == VMSTACK_VM_REG_NONE)
+	if ((d->flags & VMSTACK_VM_F_JIT) && d->jit_reg == VMSTACK_VM_REG_NONE &&
+	    !d->jit_anchor_ptr)
 		random_jit(d);
-	d->jit_reg = (uint8_t)(1 + d->jit_reg % (__VMSTACK_VM_REG_MAX - 1));
+	d->jit_reg %= __VMSTACK_VM_REG_MAX;
+	/* No register: the anchor is a pointer variable, aligned, in user space. */
+	if (d->jit_reg == VMSTACK_VM_REG_NONE)
+		d->jit_anchor_ptr = 0x1000 + (d->jit_anchor_ptr & 0x7ffffffeff8ULL);
 	d->ar_mask %= 4096;
 	d->ar_chain_max = 1 + d->ar_chain_max % VMSTACK_VM_AR_CHAIN_MAX;
 	d->jit_near_max = 1 + d->jit_near_max % VMSTACK_VM_JIT_NEAR_MAX;

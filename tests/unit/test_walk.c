@@ -373,6 +373,184 @@ UNIT_TEST(walk_jit_near)
 }
 
 /*
+ * LuaJIT without GC64 (Tarantool's), F_REF32: a frame is one slot, the
+ * function a 32-bit reference in its low half, the link in its high half;
+ * the state in the activation record, the stack base, a function's
+ * bytecode and the JIT's state and base are 32-bit references, the
+ * compiled-code table has 4-byte entries, and compiled code finds the
+ * global state through a pointer variable (no register holds it).
+ * Layout as Tarantool 2.6's: AR +24 u32 L, +64 caller's rbp, +72 return
+ * address, 80 bytes; L: +5 gct (6), +16 base, +36 u32 stack, +48 cframe;
+ * GCfunc: +6 ffid (0 Lua, 1 C), +16 u32 pc = proto + 64; G = *anchor + 64:
+ * +120 vmstate, +280 u32 cur_L, +284 u32 jit_base, +816 the trace table,
+ * +828 its size; GCtrace: +60 size, +64 code.
+ */
+#define R32_L		HEAP
+#define R32_STACK	(HEAP + 0x2000)
+#define R32_BC		(HEAP + 0x3000)
+#define R32_G		(HEAP + 0x4000)
+#define R32_ANCHOR	(HEAP + 0x5000)
+#define R32_TRACE	(HEAP + 0x6000)
+#define R32_TABLE	(HEAP + 0x6800)
+
+static struct vmstack_vm_desc ref32_desc(void)
+{
+	struct vmstack_vm_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.code_start = VM_LO;
+	d.code_end = VM_HI;
+	d.flags = VMSTACK_VM_F_REF32 | VMSTACK_VM_F_JIT;
+	d.state_from = VMSTACK_VM_STATE_AR;
+	d.state_off = 24;
+	d.check_off = 5;
+	d.check_val = 6;
+	d.top_reg = VMSTACK_VM_REG_RDX;
+	d.pc_reg = VMSTACK_VM_REG_RBX;
+	d.top_off = 16;
+	d.top_adj = -8;
+	d.stack_off = 36;
+	d.stack_max = 1U << 20;
+	d.link = VMSTACK_VM_LINK_TAGGED_DELTA;
+	d.link_off = 4;
+	d.type_mask = 7;
+	d.pc_mask = 3;
+	d.insn_off = -4;
+	d.insn_shift = 8;
+	d.insn_bits = 8;
+	d.extra = 1;
+	d.slot = 8;
+	d.bottom_types = 1U << 1 | 1U << 5;
+	d.func_off = 0;
+	d.func_mask = ~0ULL;
+	d.kind_off = 6;
+	d.kind_script = 0;
+	d.kind_native = 1;
+	d.ident_off = 16;
+	d.ident_adj = -64;
+	d.caller_bp_off = 64;
+	d.caller_ra_off = 72;
+	d.caller_sp_off = 80;
+	d.max_frames = 16;
+	d.jit_anchor_ptr = R32_ANCHOR;
+	d.jit_anchor_adj = 64;
+	d.jit_id_off = 120;
+	d.jit_table_off = 816;
+	d.jit_count_off = 828;
+	d.jit_code_off = 64;
+	d.jit_size_off = 60;
+	d.jit_state_off = 280;
+	d.jit_top_off = 284;
+	d.state_ar_off = 48;
+	d.ar_mask = 3;
+	return d;
+}
+
+/* A Lua function at @fn whose prototype is @proto. */
+static void ref32_fn(unsigned long fn, unsigned long proto)
+{
+	fake_put8(fn + 6, 0);
+	fake_put32(fn + 16, (u32)(proto + 64));
+}
+
+/*
+ * outer (entered from C) called inner with a CALL whose A is 2: outer's
+ * frame slot at R32_STACK, inner's at R32_STACK + 8 * (1 + 2). Returns
+ * inner's base. The halves next to every 32-bit reference hold junk, so
+ * a 64-bit read would go wrong.
+ */
+static unsigned long ref32_stack(void)
+{
+	const unsigned long f1 = R32_STACK, f2 = R32_STACK + 24;
+
+	ref32_fn(HEAP + 0x800, HEAP + 0x1000);	/* inner */
+	ref32_fn(HEAP + 0x840, HEAP + 0x1100);	/* outer */
+	fake_put32(HEAP + 0x800 + 20, 0xdeadbeef);
+	fake_put32(f1, HEAP + 0x840);
+	fake_put32(f1 + 4, 0x10 | 1);		/* FRAME_C, 16 bytes */
+	fake_put32(R32_BC, 2 << 8 | 0x42);	/* CALL A=2 */
+	fake_put32(f2, HEAP + 0x800);
+	fake_put32(f2 + 4, R32_BC + 4);		/* the return PC */
+	fake_put8(R32_L + 5, 6);
+	fake_put64(R32_L + 16, f2 + 8);
+	fake_put32(R32_L + 32, 0xdeadbeef);
+	fake_put32(R32_L + 36, R32_STACK);
+	fake_put64(R32_L + 48, STACK + 0x100);
+	/* The interpreter's C frame. */
+	fake_put32(STACK + 0x100 + 24, R32_L);
+	fake_put32(STACK + 0x100 + 28, 0xdeadbeef);
+	fake_put64(STACK + 0x100 + 64, 0);
+	fake_put64(STACK + 0x100 + 72, MAIN_RA);
+	return f2 + 8;
+}
+
+UNIT_TEST(walk_vm_ref32)
+{
+	struct vmstack_vm_desc d = ref32_desc();
+	struct vmstack_walk w;
+	unsigned long base;
+
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	mem_setup();
+	base = ref32_stack();
+	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
+	w.regs[VMSTACK_VM_REG_RDX] = base;
+	w.regs[VMSTACK_VM_REG_RBX] = R32_BC + 0x40;
+	w.vms = &d;
+	w.nr_vms = 1;
+	CHECK(vmstack_walk_user(&w) == 5);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, HEAP + 0x1000) &&
+	      ips[1] == R32_BC + 0x40);
+	CHECK(ips[2] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, HEAP + 0x1100) &&
+	      ips[3] == R32_BC + 4);
+	CHECK(ips[4] == MAIN_RA);
+	CHECK(w.flags == VMSTACK_SF_VM);
+	/* The same memory read with native-sized references: no sane state. */
+	d.flags &= ~VMSTACK_VM_F_REF32;
+	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
+	w.regs[VMSTACK_VM_REG_RDX] = base;
+	w.vms = &d;
+	w.nr_vms = 1;
+	vmstack_walk_user(&w);
+	CHECK(w.flags & VMSTACK_SF_VM_BROKEN);
+}
+
+/* A sample in a trace: G through the anchor variable, 4-byte entries. */
+UNIT_TEST(walk_jit_anchor_ptr)
+{
+	struct vmstack_vm_desc d = ref32_desc();
+	const unsigned long code = 0x900000;
+	struct vmstack_walk w;
+	unsigned long base;
+
+	mem_setup();
+	base = ref32_stack();
+	fake_put64(R32_ANCHOR, R32_G - 64);	/* tarantool_L: G is L + 64 */
+	fake_put32(R32_G + 120, 3);		/* vmstate: trace 3 */
+	fake_put64(R32_G + 816, R32_TABLE);
+	fake_put32(R32_G + 828, 8);
+	fake_put32(R32_TABLE + 4 * 3, R32_TRACE);
+	fake_put32(R32_TABLE + 4 * 4, 0xdeadbeef);
+	fake_put64(R32_TRACE + 64, code);
+	fake_put32(R32_TRACE + 60, 0x200);
+	fake_put32(R32_G + 280, R32_L);		/* cur_L */
+	fake_put32(R32_G + 284, (u32)base);	/* jit_base */
+	w = walk_from(code + 0x10, STACK + 0x80, 0);
+	w.vms = &d;
+	w.nr_vms = 1;
+	CHECK(vmstack_walk_user(&w) == 6);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_JIT, 0, R32_TRACE));
+	CHECK(ips[1] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, HEAP + 0x1000) && ips[2] == 0);
+	CHECK(ips[3] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, HEAP + 0x1100));
+	CHECK(ips[5] == MAIN_RA);
+	/* No anchor variable: the descriptor is refused. */
+	d.jit_anchor_ptr = 0;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	d.jit_anchor_ptr = R32_ANCHOR + 4;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+}
+
+/*
  * Steps that barely move: a rule whose CFA is rsp + 8 from an odd rsp
  * would rise by one byte; a VM entry that says its caller's sp is 1 byte
  * up. Every step must rise by an aligned word, VM caller steps included.
@@ -475,6 +653,8 @@ void walk_tests(void)
 		{ "walk_vm_cycle", walk_vm_cycle },
 		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },
 		{ "walk_jit_near", walk_jit_near },
+		{ "walk_vm_ref32", walk_vm_ref32 },
+		{ "walk_jit_anchor_ptr", walk_jit_anchor_ptr },
 		{ "walk_steps_rise_by_a_word", walk_steps_rise_by_a_word },
 		{ "walk_read_budget", walk_read_budget },
 		{ "vm_desc_checks", vm_desc_checks },

@@ -48,9 +48,12 @@ void vmstack_vm_attach_map(struct vmstack_vm_attach *a, const struct vmstack_map
 
 		if (!(*rt)->detect || (a->only && a->only != *rt))
 			continue;
-		switch ((*rt)->detect(m, &f, why, sizeof(why))) {
+		memset(&f, 0, sizeof(f));
+		switch ((*rt)->detect(m, a->pid, &f, why, sizeof(why))) {
 		case VMSTACK_DETECT_YES:
-			if (!attach(a, &f.desc, (*rt)->label, *rt, f.build) &&
+			/* The build's name: which layout, and what it leaves out. */
+			if (!attach(a, &f.desc, f.build_name ? f.build_name : (*rt)->label,
+				    *rt, f.build) &&
 			    a->nfound < VMSTACK_VM_MAX) {
 				a->found[a->nfound].rt = *rt;
 				a->found[a->nfound++].build = f.build;

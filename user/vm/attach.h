@@ -31,7 +31,7 @@ struct vmstack_vm_attach {
 	void *arg;
 	/* What happened. */
 	unsigned int n;			/* descriptors the module took */
-	char label[128];		/* their names, for the summary */
+	char label[256];		/* their builds' names, for the summary */
 	int text_blocks;		/* of the target's file; -1: ignored */
 	unsigned int unknown_said;	/* runtimes whose unknown build was reported */
 	struct {

@@ -182,7 +182,7 @@ static int lua_version(Elf *elf, char *buf, size_t len)
 	return 0;
 }
 
-static enum vmstack_detect lua54_detect(const struct vmstack_map *m,
+static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 					struct vmstack_vm_found *f, char *why,
 					size_t len)
 {
@@ -193,6 +193,7 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m,
 	char version[32];
 	size_t i;
 
+	(void)pid;	/* a Lua 5.4 is described by its file alone */
 	if (!tab || !tab->elf || lua_version(tab->elf, version, sizeof(version)) ||
 	    strncmp(version, "Lua 5.4", 7) || vmstack_symtab_vaddr(tab, m->offset, &lo))
 		return VMSTACK_DETECT_NO;

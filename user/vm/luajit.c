@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * LuaJIT 2.1 on x86-64: find its interpreter in a mapping, describe its
- * frames to the module, name its frames. What a build's structures look
- * like is a struct luajit_layout, one per build, chosen by build-id; a
- * LuaJIT this file has no layout for is named and left native-only.
- *
- * Names of fields and constants are LuaJIT's own (src/lj_obj.h,
- * lj_frame.h, lj_jit.h, lj_dispatch.h, vm_x64.dasc); the values of each
- * layout were checked against the source at the build's revision and the
- * installed files (shared notes on VM internals, section A).
+ * LuaJIT 2.1 on x86-64: find its interpreter in any mapped file by what
+ * it is (its C API, its interpreter's one unwind row), describe the build
+ * (a table by build-id, luajit_builds.c, else its own DWARF,
+ * luajit_dwarf.c), check the description against the file's code and
+ * the running process, then describe its frames to the module and name
+ * them. A build that cannot be described is named and left native-only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,198 +16,21 @@
 #include "symbols.h"
 #include "util.h"
 
-struct luajit_layout {
-	const char *name;
-	/* The interpreter's C frame (vm_x64.dasc: CFRAME_SIZE, SAVE_*). */
-	uint32_t cframe_size;		/* its FDE: CFA = rsp + this */
-	int32_t cframe_nres;		/* SAVE_NRES: < 0, a cframe without Lua frame */
-	int32_t cframe_l;		/* SAVE_L: the lua_State */
-	int32_t cframe_prev;		/* SAVE_CFRAME: the previous cframe */
-	int32_t cframe_rbp, cframe_ret;	/* the C caller's rbp, return address */
-	uint64_t cframe_rawmask;	/* flag bits of a cframe pointer: ~CFRAME_RAWMASK */
-	/* GC objects: GCHeader.gct holds ~LJ_Txxx. */
-	int32_t gct;
-	uint8_t gct_thread, gct_trace;
-	uint64_t gcvmask;		/* LJ_GCVMASK: the pointer in a tagged slot */
-	/* lua_State */
-	int32_t l_base, l_stack, l_cframe;
-	/* global_State (G), reached from DISPATCH (r14) = G + g2disp */
-	int32_t g2disp;			/* GG_G2DISP */
-	int32_t g_vmstate, g_cur_l, g_jit_base;
-	int32_t g_j_trace, g_j_sizetrace;	/* jit_State's trace[], sizetrace, from G */
-	/* Lua frames (lj_frame.h, FR2): link at base - 1, function at base - 2 */
-	uint32_t frame_typep;		/* FRAME_TYPEP: link type bits */
-	uint32_t frame_pcmask;		/* link & this == 0: a return PC */
-	uint8_t frame_c, frame_cont, frame_varg, frame_cp;
-	int32_t frame_contv;		/* a continuation frame's continuation, from the link */
-	uint64_t cont_ffi_callback;	/* LJ_CONT_FFI_CALLBACK */
-	uint32_t stack_max_bytes;	/* a bound on a Lua stack's size */
-	/* GCfunc */
-	int32_t fn_ffid, fn_pc;
-	uint8_t ff_lua, ff_c;
-	/* GCproto: the bytecode follows it */
-	uint32_t proto_size;
-	int32_t pt_sizebc, pt_chunkname, pt_firstline, pt_numline, pt_lineinfo;
-	/* GCstr */
-	int32_t str_len, str_data;
-	/* GCtrace */
-	int32_t tr_startpt, tr_startpc, tr_szmcode, tr_mcode, tr_traceno;
-	int32_t tr_link, tr_root, tr_nextside;	/* TraceNo1 (u16) each */
-	/* Builtin ("fast") functions by ffid: a table made when LuaJIT is built. */
-	const char *const *ffid_names;
-	size_t nffid;
-};
-
-/*
- * Builtin names of Debian 12's 2.1.0~beta3+git20220320, as
- * jit.util.funcinfo() reports them (tests/workloads/lua/ffid.lua; the unit
- * test compares the two). Methods: "file:read"; metamethods of FFI cdata
- * and C library namespaces: "cdata.__call", "clib.__index".
- */
-static const char *const debian12_ffid_names[] = {
-	[2] = "assert", [3] = "type", [4] = "next", [5] = "pairs", [7] = "ipairs",
-	[8] = "getmetatable", [9] = "setmetatable", [10] = "getfenv", [11] = "setfenv",
-	[12] = "rawget", [13] = "rawset", [14] = "rawequal", [15] = "unpack", [16] = "select",
-	[17] = "tonumber", [18] = "tostring", [19] = "error", [20] = "pcall", [21] = "xpcall",
-	[22] = "loadfile", [23] = "load", [24] = "loadstring", [25] = "dofile",
-	[26] = "gcinfo", [27] = "collectgarbage", [28] = "newproxy", [29] = "print",
-	[30] = "coroutine.status", [31] = "coroutine.running", [32] = "coroutine.isyieldable",
-	[33] = "coroutine.create", [34] = "coroutine.yield", [35] = "coroutine.resume",
-	[37] = "coroutine.wrap", [38] = "math.abs", [39] = "math.floor", [40] = "math.ceil",
-	[41] = "math.sqrt", [42] = "math.log10", [43] = "math.exp", [44] = "math.sin",
-	[45] = "math.cos", [46] = "math.tan", [47] = "math.asin", [48] = "math.acos",
-	[49] = "math.atan", [50] = "math.sinh", [51] = "math.cosh", [52] = "math.tanh",
-	[53] = "math.frexp", [54] = "math.modf", [55] = "math.log", [56] = "math.atan2",
-	[57] = "math.pow", [58] = "math.fmod", [59] = "math.ldexp", [60] = "math.min",
-	[61] = "math.max", [62] = "math.random", [63] = "math.randomseed", [64] = "bit.tobit",
-	[65] = "bit.bnot", [66] = "bit.bswap", [67] = "bit.lshift", [68] = "bit.rshift",
-	[69] = "bit.arshift", [70] = "bit.rol", [71] = "bit.ror", [72] = "bit.band",
-	[73] = "bit.bor", [74] = "bit.bxor", [75] = "bit.tohex", [76] = "string.byte",
-	[77] = "string.char", [78] = "string.sub", [79] = "string.rep",
-	[80] = "string.reverse", [81] = "string.lower", [82] = "string.upper",
-	[83] = "string.dump", [84] = "string.find", [85] = "string.match",
-	[87] = "string.gmatch", [88] = "string.gsub", [89] = "string.format",
-	[90] = "table.maxn", [91] = "table.insert", [92] = "table.concat",
-	[93] = "table.sort", [96] = "file:close", [97] = "file:read", [98] = "file:write",
-	[99] = "file:flush", [100] = "file:seek", [101] = "file:setvbuf",
-	[102] = "file:lines", [103] = "file:__gc", [104] = "file:__tostring",
-	[105] = "io.open", [106] = "io.popen", [107] = "io.tmpfile", [108] = "io.close",
-	[109] = "io.read", [110] = "io.write", [111] = "io.flush", [112] = "io.input",
-	[113] = "io.output", [114] = "io.lines", [115] = "io.type", [116] = "os.execute",
-	[117] = "os.remove", [118] = "os.rename", [119] = "os.tmpname", [120] = "os.getenv",
-	[121] = "os.exit", [122] = "os.clock", [123] = "os.date", [124] = "os.time",
-	[125] = "os.difftime", [126] = "os.setlocale", [127] = "debug.getregistry",
-	[128] = "debug.getmetatable", [129] = "debug.setmetatable", [130] = "debug.getfenv",
-	[131] = "debug.setfenv", [132] = "debug.getinfo", [133] = "debug.getlocal",
-	[134] = "debug.setlocal", [135] = "debug.getupvalue", [136] = "debug.setupvalue",
-	[137] = "debug.upvalueid", [138] = "debug.upvaluejoin", [139] = "debug.sethook",
-	[140] = "debug.gethook", [141] = "debug.debug", [142] = "debug.traceback",
-	[143] = "jit.on", [144] = "jit.off", [145] = "jit.flush", [146] = "jit.status",
-	[147] = "jit.security", [148] = "jit.attach", [149] = "jit.util.funcinfo",
-	[150] = "jit.util.funcbc", [151] = "jit.util.funck", [152] = "jit.util.funcuvname",
-	[153] = "jit.util.traceinfo", [154] = "jit.util.traceir", [155] = "jit.util.tracek",
-	[156] = "jit.util.tracesnap", [157] = "jit.util.tracemc",
-	[158] = "jit.util.traceexitstub", [159] = "jit.util.ircalladdr",
-	[160] = "jit.opt.start", [164] = "cdata.__index", [165] = "cdata.__newindex",
-	[166] = "cdata.__eq", [167] = "cdata.__len", [168] = "cdata.__lt",
-	[169] = "cdata.__le", [170] = "cdata.__concat", [171] = "cdata.__call",
-	[172] = "cdata.__add", [173] = "cdata.__sub", [174] = "cdata.__mul",
-	[175] = "cdata.__div", [176] = "cdata.__mod", [177] = "cdata.__pow",
-	[178] = "cdata.__unm", [179] = "cdata.__tostring", [180] = "cdata.__pairs",
-	[181] = "cdata.__ipairs", [182] = "clib.__index", [183] = "clib.__newindex",
-	[184] = "clib.__gc", [187] = "ffi.cdef", [188] = "ffi.new", [189] = "ffi.cast",
-	[190] = "ffi.typeof", [191] = "ffi.typeinfo", [192] = "ffi.istype",
-	[193] = "ffi.sizeof", [194] = "ffi.alignof", [195] = "ffi.offsetof",
-	[196] = "ffi.errno", [197] = "ffi.string", [198] = "ffi.copy", [199] = "ffi.fill",
-	[200] = "ffi.abi", [201] = "ffi.metatype", [202] = "ffi.gc", [203] = "ffi.load",
-	[220] = "string.buffer.new", [221] = "string.buffer.encode",
-	[222] = "string.buffer.decode",
-};
-
-/* LuaJIT v2.1 @43ebb949 (2022-03-20), GC64 and FR2: Debian 12's build. */
-static const struct luajit_layout debian12 = {
-	.name = "LuaJIT 2.1.0-beta3 (git 2022-03-20, GC64) of Debian 12",
-	.cframe_size = 80,
-	.cframe_nres = 0x08,
-	.cframe_l = 0x10,
-	.cframe_prev = 0x20,
-	.cframe_rbp = 0x40,
-	.cframe_ret = 0x48,
-	.cframe_rawmask = 3,		/* CFRAME_RESUME, CFRAME_UNWIND_FF */
-	.gct = 0x09,
-	.gct_thread = 6,
-	.gct_trace = 9,
-	.gcvmask = (1ULL << 47) - 1,
-	.l_base = 0x20,
-	.l_stack = 0x38,
-	.l_cframe = 0x50,
-	.g2disp = 0xf80,
-	.g_vmstate = 0xb8,
-	.g_cur_l = 0x170,
-	.g_jit_base = 0x178,
-	.g_j_trace = 0x458,
-	.g_j_sizetrace = 0x464,
-	.frame_typep = 7,
-	.frame_pcmask = 3,
-	.frame_c = 1,
-	.frame_cont = 2,
-	.frame_varg = 3,
-	.frame_cp = 5,
-	.frame_contv = -24,		/* base - 4 */
-	.cont_ffi_callback = 1,
-	.stack_max_bytes = 1U << 20,	/* LJ_STACK_MAX slots, and then some */
-	.fn_ffid = 0x0a,
-	.fn_pc = 0x20,
-	.ff_lua = 0,
-	.ff_c = 1,
-	.proto_size = 0x68,
-	.pt_sizebc = 0x0c,
-	.pt_chunkname = 0x40,
-	.pt_firstline = 0x48,
-	.pt_numline = 0x4c,
-	.pt_lineinfo = 0x50,
-	.str_len = 0x14,
-	.str_data = 0x18,
-	.tr_startpt = 0x40,
-	.tr_startpc = 0x48,
-	.tr_szmcode = 0x54,
-	.tr_mcode = 0x58,
-	.tr_traceno = 0x68,
-	.tr_link = 0x6a,
-	.tr_root = 0x6c,
-	.tr_nextside = 0x70,
-	.ffid_names = debian12_ffid_names,
-	.nffid = sizeof(debian12_ffid_names) / sizeof(debian12_ffid_names[0]),
-};
-
-/* The builds this file knows, by build-id. */
-static const struct luajit_build {
-	const char *build_id;
-	const struct luajit_layout *layout;
-} luajit_builds[] = {
-	/* luajit and libluajit-5.1-2 2.1.0~beta3+git20220320+dfsg-4.1+deb12u1 */
-	{ "79b0b8114f05a2726860c3141195279ceb0f6e29", &debian12 },	/* /usr/bin/luajit */
-	{ "2e18b5eadde600273e47ba2f83a1df8b6a5b2540", &debian12 },	/* libluajit-5.1.so.2 */
-};
-
 /* Every LuaJIT exports its C API, luaJIT_setmode among it. */
 #define LUAJIT_API_SYMBOL "luaJIT_setmode"
 /* The interpreter is one FDE with this one row over more than this. */
 #define LJ_MIN_VM_BYTES 10000
 
-static const struct luajit_layout *luajit_layout_of(const char *build_id)
-{
-	size_t i;
+/* Both conventions' interpreters keep CFRAME_SIZE 80 bytes below the CFA. */
+#define LJ_CFRAME_SIZE 80
 
-	for (i = 0; i < sizeof(luajit_builds) / sizeof(luajit_builds[0]); i++)
-		if (!strcmp(luajit_builds[i].build_id, build_id))
-			return luajit_builds[i].layout;
-	return NULL;
-}
-
-/* The interpreter's code in @m: its unique unwind row. 0 or -1. */
-static int luajit_vm_range(const struct vmstack_map *m, const struct luajit_layout *lj,
-			   uint64_t *start, uint64_t *end)
+/*
+ * The interpreter's code in @m: its unique unwind row (CFA = rsp + 80 over
+ * more than LJ_MIN_VM_BYTES), as addresses in the process and in the
+ * file. 0 or -1.
+ */
+static int luajit_vm_range(const struct vmstack_map *m, uint64_t *start, uint64_t *end,
+			   uint64_t *vaddr)
 {
 	struct vmstack_symtab *tab = m->symtab;
 	const struct vmstack_cfi_table *cfi = vmstack_symtab_cfi(tab);
@@ -223,21 +43,103 @@ static int luajit_vm_range(const struct vmstack_map *m, const struct luajit_layo
 		const struct vmstack_cfi_row *r = &cfi->rows[i];
 
 		if (r->rule.cfa == VMSTACK_UW_CFA_RSP &&
-		    r->rule.cfa_off == (int32_t)lj->cframe_size &&
+		    r->rule.cfa_off == LJ_CFRAME_SIZE &&
 		    cfi->rows[i + 1].vaddr - r->vaddr > LJ_MIN_VM_BYTES &&
 		    r->vaddr >= lo && cfi->rows[i + 1].vaddr <= lo + (m->end - m->start)) {
 			*start = m->start + (r->vaddr - lo);
 			*end = m->start + (cfi->rows[i + 1].vaddr - lo);
+			*vaddr = r->vaddr;
 			return 0;
 		}
 	}
 	return -1;
 }
 
+/*
+ * Does the file's code agree with layout @lj? lua_gettop reads L->top and
+ * L->base ("mov rax, [rdi+top]; sub rax, [rdi+base]"), and the interpreter
+ * sets DISPATCH up as G + g2disp ("add r14, g2disp"; r14d without GC64).
+ * A layout taken for another build fails here, not in the samples.
+ */
+static int luajit_code_agrees(Elf *elf, const struct luajit_layout *lj, uint64_t vm,
+			      uint64_t vm_len, char *why, size_t len)
+{
+	const uint8_t gettop[8] = { 0x48, 0x8b, 0x47, (uint8_t)lj->l_top,
+				    0x48, 0x2b, 0x47, (uint8_t)lj->l_base };
+	uint8_t code[8], add[3] = { lj->fr->gc64 ? 0x49 : 0x41, 0x81, 0xc6 };
+	static uint8_t vmcode[64 << 10];
+	uint32_t imm = 0;
+	GElf_Sym sym;
+	size_t i;
+
+	if (vmstack_elf_symbol(elf, "lua_gettop", &sym) ||
+	    vmstack_elf_read(elf, sym.st_value, code, sizeof(code)) ||
+	    memcmp(code, gettop, sizeof(code))) {
+		snprintf(why, len, "its lua_gettop does not read L->base at 0x%x as %s has it",
+			 lj->l_base, lj->name);
+		return 0;
+	}
+	if (vm_len > sizeof(vmcode))
+		vm_len = sizeof(vmcode);
+	if (vmstack_elf_read(elf, vm, vmcode, vm_len))
+		vm_len = 0;
+	for (i = 0; i + 7 <= vm_len; i++)
+		if (!memcmp(vmcode + i, add, sizeof(add))) {
+			memcpy(&imm, vmcode + i + 3, 4);
+			break;
+		}
+	if (imm != (uint32_t)lj->g2disp) {
+		snprintf(why, len, "its interpreter's DISPATCH is G + 0x%x, not 0x%x as %s has it",
+			 imm, lj->g2disp, lj->name);
+		return 0;
+	}
+	return 1;
+}
+
+/* A 32- or 64-bit reference of the build (GCRef, MRef) in process @pid. */
+static int read_ref(const struct luajit_layout *lj, int pid, uint64_t addr, uint64_t *v)
+{
+	uint32_t r;
+
+	*v = 0;
+	if (lj->fr->gc64)
+		return read_target(pid, addr, v, 8);
+	if (read_target(pid, addr, &r, 4))
+		return -1;
+	*v = r;
+	return 0;
+}
+
+/*
+ * The running process's main state, through the anchor variable at
+ * @anchor, must be one: a thread whose global state is where the layout
+ * says and names it its main thread. Not yet set (the program has not
+ * started its Lua): nothing to check yet.
+ */
+static int luajit_process_agrees(const struct luajit_layout *lj, int pid, uint64_t anchor,
+				 char *why, size_t len)
+{
+	uint64_t l = 0, g, main;
+	uint8_t gct;
+
+	if (pid <= 0 || read_target(pid, anchor, &l, 8) || !l)
+		return 1;
+	if (read_target(pid, l + lj->gct, &gct, 1) || gct != lj->fr->gct_thread ||
+	    read_ref(lj, pid, l + lj->l_glref, &g) || g != l + lj->l2g ||
+	    read_ref(lj, pid, g + lj->g_mainthref, &main) || main != l) {
+		snprintf(why, len, "the process's main lua_State (%s) does not fit %s",
+			 lj->anchor, lj->name);
+		return 0;
+	}
+	return 1;
+}
+
 /* The descriptor of build @lj's interpreter at [start, end). */
 static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t end,
-			struct vmstack_vm_desc *d)
+			uint64_t anchor, struct vmstack_vm_desc *d)
 {
+	const struct luajit_frames *fr = lj->fr;
+
 	memset(d, 0, sizeof(*d));
 	d->code_start = start;
 	d->code_end = end;
@@ -246,53 +148,73 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->ar_off = 0;
 	/* lj_vm_floor/ceil/mod...: called without a frame of their own. */
 	d->ar_leaf_off = 8;
-	d->state_off = lj->cframe_l;
+	d->state_off = fr->cframe_l;
 	d->check_off = lj->gct;
-	d->check_val = lj->gct_thread;
-	d->top_reg = VMSTACK_VM_REG_RDX;	/* BASE */
+	d->check_val = fr->gct_thread;
+	d->top_reg = VMSTACK_VM_REG_RDX;	/* BASE, in both conventions */
 	d->pc_reg = VMSTACK_VM_REG_RBX;		/* PC */
 	d->top_off = lj->l_base;		/* current when C is called */
-	d->top_adj = -8;			/* the link slot, base - 1 */
+	d->top_adj = -8;			/* the frame's slot, base - 1 */
 	d->stack_off = lj->l_stack;
-	d->stack_max = lj->stack_max_bytes;
+	d->stack_max = fr->stack_max_bytes;
 	d->link = VMSTACK_VM_LINK_TAGGED_DELTA;
-	d->link_off = 0;
-	d->type_mask = lj->frame_typep;
-	d->pc_mask = lj->frame_pcmask;		/* FRAME_LUA / FRAME_LUAP */
+	d->link_off = fr->frame_link;
+	d->type_mask = fr->frame_typep;
+	d->pc_mask = fr->frame_pcmask;		/* FRAME_LUA / FRAME_LUAP */
 	d->pc_val = 0;
 	/* x86-64 and LuaJIT's bytecode: the CALL before the return PC, its A. */
 	d->insn_off = -4;
 	d->insn_shift = 8;
 	d->insn_bits = 8;
-	d->extra = 2;				/* function and link slots */
+	d->extra = fr->frame_extra;
 	d->slot = 8;
-	d->bottom_types = 1U << lj->frame_c | 1U << lj->frame_cp;
-	d->hide_types = 1U << lj->frame_varg;	/* its function shows below it */
-	d->func_off = -8;			/* base - 2 */
-	d->func_mask = lj->gcvmask;
+	d->bottom_types = 1U << fr->frame_c | 1U << fr->frame_cp;
+	d->hide_types = 1U << fr->frame_varg;	/* its function shows below it */
+	d->func_off = fr->frame_func;
+	d->func_mask = fr->gcvmask;
 	d->kind_off = lj->fn_ffid;
-	d->kind_script = lj->ff_lua;
-	d->kind_native = lj->ff_c;
+	d->kind_script = fr->ff_lua;
+	d->kind_native = fr->ff_c;
 	d->max_frames = VMSTACK_VM_MAX_FRAMES;
 	d->ident_off = lj->fn_pc;		/* the first bytecode... */
 	d->ident_adj = -(int32_t)lj->proto_size;	/* ...follows the GCproto */
-	d->caller_bp_off = lj->cframe_rbp;
-	d->caller_ra_off = lj->cframe_ret;
-	d->caller_sp_off = (int32_t)lj->cframe_size;
-	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY |
-		   VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_JIT_NEAR;
+	d->caller_bp_off = fr->cframe_rbp;
+	d->caller_ra_off = fr->cframe_ret;
+	d->caller_sp_off = (int32_t)fr->cframe_size;
+	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN;
+	if (!fr->gc64)
+		d->flags |= VMSTACK_VM_F_REF32;
 	/* SAVE_NRES < 0: a cframe of lj_vm_cpcall(L, NULL, ...), no Lua frame. */
-	d->ar_empty_off = lj->cframe_nres;
+	d->ar_empty_off = fr->cframe_nres;
 	/* An FFI callback's frame: a continuation whose continuation is 1. */
-	d->cont_type = lj->frame_cont;
-	d->cont_off = lj->frame_contv;
-	d->cont_val = lj->cont_ffi_callback;
+	d->cont_type = fr->frame_cont;
+	d->cont_off = fr->frame_contv;
+	d->cont_val = fr->cont_ffi_callback;
+	d->state_ar_off = lj->l_cframe;
+	d->ar_mask = fr->cframe_rawmask;
 	/*
-	 * Traces: r14 stays DISPATCH in trace code; G->vmstate is the
-	 * running trace's number, J->trace[] its GCtrace.
+	 * lj_vm_ffi_callback's cframe still holds the lua_State of the last
+	 * callback until lj_ccallback_enter links it (SAVE_CFRAME), and again
+	 * after lj_ccallback_leave unlinks it.
 	 */
-	d->jit_reg = VMSTACK_VM_REG_R14;
-	d->jit_anchor_adj = -lj->g2disp;
+	d->ar_prev_off = fr->cframe_prev;
+	d->ar_chain_max = VMSTACK_VM_AR_CHAIN_MAX;
+	/*
+	 * Traces: G->vmstate is the running trace's number, J->trace[] its
+	 * GCtrace. GC64 keeps DISPATCH (G + g2disp) in r14 in trace code;
+	 * without GC64 nothing does, and G is the anchor variable's main
+	 * lua_State + l2g (no such variable: traces are not attributed).
+	 */
+	if (fr->gc64) {
+		d->jit_reg = VMSTACK_VM_REG_R14;
+		d->jit_anchor_adj = -lj->g2disp;
+	} else if (anchor) {
+		d->jit_reg = VMSTACK_VM_REG_NONE;
+		d->jit_anchor_ptr = anchor;
+		d->jit_anchor_adj = lj->l2g;
+	}
+	if (fr->gc64 || anchor)
+		d->flags |= VMSTACK_VM_F_JIT | VMSTACK_VM_F_JIT_NEAR;
 	d->jit_id_off = lj->g_vmstate;
 	d->jit_table_off = lj->g_j_trace;
 	d->jit_count_off = lj->g_j_sizetrace;
@@ -300,15 +222,6 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->jit_size_off = lj->tr_szmcode;
 	d->jit_state_off = lj->g_cur_l;
 	d->jit_top_off = lj->g_jit_base;	/* BASE of the trace */
-	d->state_ar_off = lj->l_cframe;
-	d->ar_mask = lj->cframe_rawmask;
-	/*
-	 * lj_vm_ffi_callback's cframe still holds the lua_State of the last
-	 * callback until lj_ccallback_enter links it (SAVE_CFRAME), and again
-	 * after lj_ccallback_leave unlinks it.
-	 */
-	d->ar_prev_off = lj->cframe_prev;
-	d->ar_chain_max = VMSTACK_VM_AR_CHAIN_MAX;
 	/*
 	 * A trace stores its number in G->vmstate in its first instructions:
 	 * until then vmstate names the trace that linked to it (GCtrace.link)
@@ -321,32 +234,55 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->jit_near_max = 16;
 }
 
-static enum vmstack_detect luajit_detect(const struct vmstack_map *m,
+/* A build's name, noting what its descriptor leaves out. */
+static const char *luajit_build_name(const struct luajit_layout *lj, uint64_t anchor)
+{
+	static char name[8][200];
+	static unsigned int next;
+	char *n;
+
+	if (lj->fr->gc64 || anchor)
+		return lj->name;
+	n = name[next++ % 8];
+	snprintf(n, sizeof(name[0]), "%s; traces not attributed (no main-state variable)",
+		 lj->name);
+	return n;
+}
+
+static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 					 struct vmstack_vm_found *f, char *why,
 					 size_t len)
 {
 	struct vmstack_symtab *tab = m->symtab;
 	const struct luajit_layout *lj;
-	char build_id[128];
-	uint64_t start, end;
+	uint64_t start, end, vaddr, lo, anchor = 0;
+	char build_id[128], version[64];
 	GElf_Sym sym;
 
-	if (!tab || !tab->elf || vmstack_elf_symbol(tab->elf, LUAJIT_API_SYMBOL, &sym))
+	if (!tab || !tab->elf ||
+	    (vmstack_elf_symbol(tab->elf, LUAJIT_API_SYMBOL, &sym) &&
+	     vmstack_elf_symbol_prefix(tab->elf, "luaJIT_version_", version, sizeof(version))))
+		return VMSTACK_DETECT_NO;
+	/* Another mapping of the file may hold the code. */
+	if (luajit_vm_range(m, &start, &end, &vaddr) || vmstack_symtab_vaddr(tab, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
 	if (vmstack_elf_build_id(tab->elf, build_id, sizeof(build_id)))
 		snprintf(build_id, sizeof(build_id), "none");
-	lj = luajit_layout_of(build_id);
-	if (!lj) {
-		snprintf(why, len, "a LuaJIT build vmstack does not know (build-id %s)",
-			 build_id);
+	lj = luajit_known_build(build_id);
+	if (!lj)
+		lj = luajit_dwarf_build(tab->elf, build_id, why, len);
+	if (!lj)
 		return VMSTACK_DETECT_UNKNOWN;
-	}
-	/* Another mapping of the file may hold the code. */
-	if (luajit_vm_range(m, lj, &start, &end))
-		return VMSTACK_DETECT_NO;
-	luajit_desc(lj, start, end, &f->desc);
+	if (!luajit_code_agrees(tab->elf, lj, vaddr, end - start, why, len))
+		return VMSTACK_DETECT_UNKNOWN;
+	/* The anchor variable, where the process has it (load bias: m's). */
+	if (lj->anchor && !vmstack_elf_symbol(tab->elf, lj->anchor, &sym))
+		anchor = sym.st_value + (m->start - lo);
+	if (anchor && !luajit_process_agrees(lj, pid, anchor, why, len))
+		return VMSTACK_DETECT_UNKNOWN;
+	luajit_desc(lj, start, end, anchor, &f->desc);
 	f->build = lj;
-	f->build_name = lj->name;
+	f->build_name = luajit_build_name(lj, anchor);
 	return VMSTACK_DETECT_YES;
 }
 
@@ -363,7 +299,7 @@ static int luajit_line(const struct luajit_layout *lj, int pid, uint64_t proto,
 	if (read_target(pid, proto + lj->pt_sizebc, &sizebc, 4) ||
 	    read_target(pid, proto + lj->pt_firstline, &first, 4) ||
 	    read_target(pid, proto + lj->pt_numline, &numline, 4) ||
-	    read_target(pid, proto + lj->pt_lineinfo, &lineinfo, 8) || !lineinfo ||
+	    read_ref(lj, pid, proto + lj->pt_lineinfo, &lineinfo) || !lineinfo ||
 	    pos > sizebc)
 		return -1;
 	if (pos == sizebc)
@@ -386,7 +322,7 @@ static int luajit_proto_name(const struct luajit_layout *lj, int pid, uint64_t p
 	int32_t first;
 	char name[200];
 
-	if (read_target(pid, proto + lj->pt_chunkname, &chunk, 8) ||
+	if (read_ref(lj, pid, proto + lj->pt_chunkname, &chunk) ||
 	    read_target(pid, proto + lj->pt_firstline, &first, 4) ||
 	    read_target(pid, chunk + lj->str_len, &clen, 4))
 		return -1;
@@ -409,10 +345,10 @@ static int luajit_trace_name(const struct luajit_layout *lj, int pid, uint64_t t
 	char name[220];
 	int line;
 
-	if (read_target(pid, trace + lj->gct, &gct, 1) || gct != lj->gct_trace ||
+	if (read_target(pid, trace + lj->gct, &gct, 1) || gct != lj->fr->gct_trace ||
 	    read_target(pid, trace + lj->tr_traceno, &no, 2) ||
-	    read_target(pid, trace + lj->tr_startpt, &proto, 8) ||
-	    read_target(pid, trace + lj->tr_startpc, &startpc, 8))
+	    read_ref(lj, pid, trace + lj->tr_startpt, &proto) ||
+	    read_ref(lj, pid, trace + lj->tr_startpc, &startpc))
 		return -1;
 	/* The line of the trace's first bytecode, else its function's. */
 	bc = proto + lj->proto_size;
@@ -457,7 +393,8 @@ const char *vmstack_luajit_ffid_name(const void *build, unsigned int ffid)
 const struct vmstack_runtime vmstack_rt_luajit = {
 	.name = "luajit",
 	.label = "LuaJIT",
-	.help = "LuaJIT 2.1 in any mapped file (executable or library) of a known build",
+	.help = "LuaJIT 2.1 in any mapped file (executable or library): builds known by "
+		"build-id (Debian 12's, OpenResty's) or described by their own DWARF (Tarantool)",
 	.detect = luajit_detect,
 	.namer = luajit_name,
 };

@@ -40,8 +40,11 @@ struct vmstack_runtime {
 	const char *alias;	/* another spelling of name, or NULL */
 	const char *label;	/* in messages and the summary: "LuaJIT" */
 	const char *help;	/* for --help: what is detected */
-	/* Is the interpreter in mapping @m? NULL: a runtime that only names. */
-	enum vmstack_detect (*detect)(const struct vmstack_map *m,
+	/*
+	 * Is the interpreter in mapping @m of process @pid (0: a file not
+	 * running, as the unit tests ask)? NULL: a runtime that only names.
+	 */
+	enum vmstack_detect (*detect)(const struct vmstack_map *m, int pid,
 				      struct vmstack_vm_found *f, char *why,
 				      size_t len);
 	/* Name VM frame @f of process @pid, of build @build: 0, or -1. */

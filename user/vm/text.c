@@ -40,6 +40,7 @@ static const struct field fields[] = {
 	F(jit_state_off, 1), F(jit_top_off, 1), F(state_ar_off, 1),
 	F(ar_mask, 0), F(ar_prev_off, 1), F(ar_chain_max, 0),
 	F(jit_link_off, 1), F(jit_root_off, 1), F(jit_side_off, 1), F(jit_near_max, 0),
+	F(jit_anchor_ptr, 0),
 };
 
 /* Fields renamed since texts were first written: the old keys still work. */
@@ -77,7 +78,7 @@ static const struct word flag_words[] = {
 	{ "ident_check", VMSTACK_VM_F_IDENT_CHECK }, { "jit", VMSTACK_VM_F_JIT },
 	{ "cont_bottom", VMSTACK_VM_F_CONT_BOTTOM }, { "ar_empty", VMSTACK_VM_F_AR_EMPTY },
 	{ "ar_chain", VMSTACK_VM_F_AR_CHAIN }, { "jit_near", VMSTACK_VM_F_JIT_NEAR },
-	{ NULL, 0 } };
+	{ "ref32", VMSTACK_VM_F_REF32 }, { NULL, 0 } };
 
 static int lookup(const struct word *w, const char *s, unsigned int *v)
 {

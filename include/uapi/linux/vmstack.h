@@ -33,6 +33,9 @@
  *        counters come as a dump; new counters: THROTTLED, BUDGET,
  *        NOT_DUMPABLE, COMPAT, OFFLINE_NS; sample flags BUDGET, NO_USER;
  *        limits on sessions, ring and rule memory (VMSTACK_MAX_*).
+ *   3.1  VMSTACK_VM_F_REF32 (32-bit VM references: LuaJIT without GC64)
+ *        and the jit_anchor_ptr field of the VM descriptor (compiled code
+ *        that keeps no register on the VM's global state).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -42,7 +45,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	0
+#define VMSTACK_ABI_MINOR	1
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -431,7 +434,19 @@ enum vmstack_vm_reg {
  * it). (LuaJIT: GCtrace.link, .root, .nextside.)
  */
 #define VMSTACK_VM_F_JIT_NEAR		(1U << 9)
-#define VMSTACK_VM_F_ALL		((1U << 10) - 1)
+/*
+ * (Since ABI 3.1.) The VM's references are 32 bits, zero-extended: the
+ * function and the link of a frame (at frame + func_off, frame +
+ * link_off, and a F_FUNC_SLOT slot's function), the state at AR +
+ * state_off, *(state + stack_off), *(function + ident_off), the
+ * continuation at frame + cont_off, *(A + jit_state_off), *(A +
+ * jit_top_off), and the entries of the compiled-code table (4 bytes
+ * each). Everything else stays a native pointer. (LuaJIT built without
+ * GC64: GCRef and MRef are 32 bits, its frames one 8-byte slot holding
+ * the function in the low half and the link in the high half.)
+ */
+#define VMSTACK_VM_F_REF32		(1U << 10)
+#define VMSTACK_VM_F_ALL		((1U << 11) - 1)
 #define VMSTACK_VM_AR_CHAIN_MAX		64
 #define VMSTACK_VM_JIT_NEAR_MAX		32
 
@@ -503,10 +518,12 @@ struct vmstack_vm_desc {
 	__s32 cont_off;		/* F_CONT_BOTTOM */
 	/*
 	 * F_JIT: a sample whose pc is in no VM's code may be in code the VM
-	 * compiled. There jit_reg + jit_anchor_adj is an anchor A; the s32
-	 * at A + jit_id_off, if >= 0 and below the u32 at A + jit_count_off,
-	 * indexes an array of code objects at *(A + jit_table_off) (8-byte
-	 * entries, & func_mask); object O's code is *(O + jit_code_off), the
+	 * compiled. There jit_reg + jit_anchor_adj is an anchor A (with
+	 * jit_reg NONE, since 3.1: *(jit_anchor_ptr) + jit_anchor_adj, a
+	 * pointer variable of the VM's); the s32 at A + jit_id_off, if >= 0
+	 * and below the u32 at A + jit_count_off, indexes an array of code
+	 * objects at *(A + jit_table_off) (8-byte entries, 4 with F_REF32;
+	 * & func_mask); object O's code is *(O + jit_code_off), the
 	 * u32 at O + jit_size_off bytes long, and must hold the pc. Then the
 	 * state is *(A + jit_state_off), the top frame *(A + jit_top_off) +
 	 * top_adj, and the activation record *(state + state_ar_off) with the
@@ -533,10 +550,13 @@ struct vmstack_vm_desc {
 	__s32 jit_root_off;
 	__s32 jit_side_off;
 	__u32 jit_near_max;	/* F_JIT_NEAR: 1..VMSTACK_VM_JIT_NEAR_MAX */
-	/* ABI 3.0 ends here; new fields go below (a minor addition). */
+	/* ABI 3.0 ends here. */
+	__u64 jit_anchor_ptr;	/* 3.1: F_JIT with jit_reg NONE */
+	/* ABI 3.1 ends here; new fields go below (a minor addition). */
 };
 /* The struct's size at each minor: modules take from the 3.0 size on. */
 #define VMSTACK_VM_DESC_SIZE_3_0	240
+#define VMSTACK_VM_DESC_SIZE_3_1	248
 #define VMSTACK_VM_DESC_MIN_SIZE	VMSTACK_VM_DESC_SIZE_3_0
 #define VMSTACK_VM_DESC_MAX_SIZE	1024
 

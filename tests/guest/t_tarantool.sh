@@ -1,0 +1,80 @@
+# Tarantool 2.6.0 (Debian's: its own LuaJIT fork, 32-bit references, Lua
+# in fibers on their own C stacks), attached while it runs a script whose
+# CPU split is known by construction (tarantool_split.lua: sort with a Lua
+# comparator 50%, JSON encoding 25%, plain Lua in a second fiber 25%).
+# The recorder does not crash (the original report: SIGSEGV writing the
+# output), Lua frames are named, each work function's share is the
+# construction's within 8 points (jit.p's figures beside), C frames show
+# above and below the Lua ones, the second fiber's stacks are complete,
+# and with the JIT on, trace code is attributed through tarantool_L.
+# sort_work is at tarantool_split.lua:18, desc :15, json_work :27,
+# lua_work :34.
+. tests/guest/lib.sh
+script=$VMSTACK_REPO/tests/workloads/lua/tarantool_split.lua
+cd /tmp || exit 1
+secs=$((3 * scale))
+
+# run_one MODE: attach to the script for $secs seconds; MODE joff or jon.
+run_one() {
+	local mode=$1 out=/tmp/tt-$1.folded
+	# Long enough for the recorder's start (it reads tarantool's DWARF).
+	tarantool "$script" $((secs * 20)) "$mode" >/tmp/tt-$mode.out 2>&1 &
+	pid=$!
+	wait_until 30 grep -qs running /tmp/tt-$mode.out || fail "the script did not start"
+	/usr/bin/time -f "recorder: %e s, %M KiB" vmstack-record -q -p $pid -d $secs -o $out \
+		2>/tmp/tt-$mode.err
+	rc=$?
+	kill $pid
+	wait $pid
+	cat /tmp/tt-$mode.err
+	[ $rc = 0 ] || fail "vmstack-record exited $rc on tarantool ($mode)"
+	cp $out "$VMSTACK_RESULTS/"
+	sort -k2 -nr $out | head -6 | cut -c1-400
+	echo "stacks with unknown frames:"
+	grep -F '[unknown]' $out | sort -k2 -nr | head -4 | cut -c1-400
+}
+
+share() { stack_share "$f" "$1"; }
+F='tarantool_split\.lua'
+
+run_one joff
+f=/tmp/tt-joff.folded
+grep -q "$F:18_\[vm\]" $f || fail "no named Lua frames"
+total=$(awk '{s += $NF} END {print s+0}' $f)
+sort_s=$(share "$F:18_\[vm\]")
+json_s=$(share "$F:27_\[vm\]")
+lua_s=$(share "$F:34_\[vm\]")
+cmp_s=$(share "$F:18_\[vm\];table\.sort_\[vm\];([^;]*;)*[^;]*$F:15_\[vm\]")
+json_c=$(share "$F:27_\[vm\];json_encode;")
+under_c=$(share ";lua_pcall;[^;]*$F:")
+fiber_root=$(share "^tarantool;coro_init;fiber_loop;([^;]*;)*lua_pcall;[^;]*$F:[0-9]+_\[vm\];[^;]*$F:34_\[vm\]")
+cut=$(share 'vm stack cut')
+note "JIT off, $total samples: sort_work $sort_s% (table.sort calling desc $cmp_s%), json_work $json_s% (C JSON frames above it $json_c%), lua_work $lua_s% (rooted at coro_init $fiber_root%); Lua under lua_pcall $under_c%; VM part cut $cut%"
+tarantool "$script" $secs joff /tmp/tt-jp.txt >/dev/null 2>&1
+cat /tmp/tt-jp.txt
+jp_sort=$(awk '$2 ~ /:15$|sort_work/ {sub(/%/, "", $1); s += $1} END {print s+0}' /tmp/tt-jp.txt)
+jp_json=$(jitp_share /tmp/tt-jp.txt json_work)
+jp_lua=$(jitp_share /tmp/tt-jp.txt lua_work)
+note "by construction 50/25/25; vmstack $sort_s/$json_s/$lua_s; jit.p $jp_sort/${jp_json:-?}/${jp_lua:-?}"
+within 8 "$sort_s" 50 "$json_s" 25 "$lua_s" 25 ||
+	fail "shares differ from the construction by more than 8 points"
+[ "$cmp_s" -ge 3 ] || fail "table.sort's calls of the Lua comparator are missing"
+[ "$json_c" -ge 10 ] || fail "no C frames above json_work"
+[ "$fiber_root" -ge $((lua_s * 9 / 10)) ] && [ "$under_c" -ge 80 ] || fail "the second fiber's stacks are not complete down to coro_init"
+
+run_one jon
+f=/tmp/tt-jon.folded
+total=$(awk '{s += $NF} END {print s+0}' $f)
+trace=$(share "TRACE_[0-9]+ [^;]*$F:[0-9]+_\[j\]")
+root=$(share "^tarantool;coro_init;fiber_loop;")
+sort_s=$(share "$F:18_\[vm\]")
+json_s=$(share "$F:27_\[vm\]")
+lua_s=$(share "$F:34_\[vm\]")
+unknown=$(share ';\[unknown\] [0-9]+$')
+note "JIT on, $total samples: in named traces $trace%, rooted at coro_init;fiber_loop $root%, sort_work $sort_s%, json_work $json_s%, lua_work $lua_s%, leaf [unknown] $unknown%"
+[ "$trace" -ge 5 ] || fail "trace code not attributed"
+[ "$root" -ge 85 ] || fail "under 85% of the samples are complete down to coro_init"
+[ "$unknown" -le 10 ] || fail "over 10% of samples end in unknown code"
+within 8 "$sort_s" 50 "$json_s" 25 "$lua_s" 25 ||
+	fail "JIT on: shares differ from the construction by more than 8 points"
+true

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A LuaJIT build described by its own DWARF (Tarantool's: it links its
+ * LuaJIT in and ships full debug info): structure offsets, whether
+ * references are 64 or 32 bits (GC64 or not: which frame convention),
+ * and the builtin names from the FastFunc enum. Cached by build-id: a
+ * program maps its file several times.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_types.h"
+#include "elf_facts.h"
+#include "luajit.h"
+
+/* Variables a program keeps its main lua_State in (the JIT anchor). */
+static const char *const anchors[] = {
+	"tarantool_L",		/* Tarantool: src/lua/init.c */
+};
+
+struct query {
+	struct vmstack_dwarf_types *t;
+	const char *missing;	/* the first fact not found */
+};
+
+static int32_t off(struct query *q, const char *type, const char *member)
+{
+	long v = vmstack_dwarf_offset(q->t, type, member);
+
+	if (v < 0 && !q->missing)
+		q->missing = member;
+	return (int32_t)v;
+}
+
+static int32_t size(struct query *q, const char *type)
+{
+	long v = vmstack_dwarf_size(q->t, type);
+
+	if (v <= 0 && !q->missing)
+		q->missing = type;
+	return (int32_t)v;
+}
+
+/* "FF_io_method_read" as jit.util.funcinfo names it: "file:read". */
+static char *display_name(const char *ff)
+{
+	static const struct {
+		const char *prefix, *as;
+	} libs[] = {
+		{ "io_method_", "file:" }, { "ffi_meta_", "cdata." },
+		{ "ffi_clib_", "clib." }, { "ffi_callback_", "callback:" },
+		{ "buffer_method_", "buffer:" }, { "buffer_", "string.buffer." },
+		{ "jit_util_", "jit.util." }, { "jit_opt_", "jit.opt." },
+		{ "jit_profile_", "jit.profile." }, { "coroutine_", "coroutine." },
+		{ "math_", "math." }, { "bit_", "bit." }, { "string_", "string." },
+		{ "table_", "table." }, { "io_", "io." }, { "os_", "os." },
+		{ "debug_", "debug." }, { "jit_", "jit." }, { "ffi_", "ffi." },
+		{ "package_", "package." }, { "thread_", "thread." },
+	};
+	size_t i, n;
+	char *s;
+
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		n = strlen(libs[i].prefix);
+		if (!strncmp(ff, libs[i].prefix, n)) {
+			s = malloc(strlen(libs[i].as) + strlen(ff + n) + 1);
+			if (s)
+				sprintf(s, "%s%s", libs[i].as, ff + n);
+			return s;
+		}
+	}
+	return strdup(ff);	/* the base library: "assert", "ipairs_aux" */
+}
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static void take_ff(void *arg, const char *name, int64_t value)
+{
+	struct names *nm = arg;
+
+	/* FF_LUA_, FF_C_ (0, 1) and FF__MAX are not builtins. */
+	if (strncmp(name, "FF_", 3) || value < 2 || value >= 4096 || name[3] == '_')
+		return;
+	if ((size_t)value >= nm->n) {
+		char **v = realloc(nm->v, (size_t)(value + 1) * sizeof(*v));
+
+		if (!v)
+			return;
+		memset(v + nm->n, 0, (size_t)(value + 1 - nm->n) * sizeof(*v));
+		nm->v = v;
+		nm->n = (size_t)value + 1;
+	}
+	free(nm->v[value]);
+	nm->v[value] = display_name(name + 3);
+}
+
+static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
+					const char **missing)
+{
+	struct query q = { .t = t };
+	struct luajit_layout *l = calloc(1, sizeof(*l));
+	struct names nm = { NULL, 0 };
+	int32_t gg_l, gg_g, gg_j, gg_disp;
+	char name[160], version[64] = "2.1";
+	GElf_Sym sym;
+	long ref;
+	size_t i;
+
+	if (!l)
+		return NULL;
+	ref = vmstack_dwarf_size(t, "GCRef");
+	if (ref != 8 && ref != 4) {
+		*missing = "GCRef";
+		free(l);
+		return NULL;
+	}
+	l->fr = ref == 8 ? &luajit_gc64_frames : &luajit_x64_frames;
+	l->gct = off(&q, "lua_State", "gct");
+	l->l_base = off(&q, "lua_State", "base");
+	l->l_top = off(&q, "lua_State", "top");
+	l->l_stack = off(&q, "lua_State", "stack");
+	l->l_cframe = off(&q, "lua_State", "cframe");
+	l->l_glref = off(&q, "lua_State", "glref");
+	l->g_vmstate = off(&q, "global_State", "vmstate");
+	l->g_cur_l = off(&q, "global_State", "cur_L");
+	l->g_jit_base = off(&q, "global_State", "jit_base");
+	l->g_mainthref = off(&q, "global_State", "mainthref");
+	gg_l = off(&q, "GG_State", "L");
+	gg_g = off(&q, "GG_State", "g");
+	gg_j = off(&q, "GG_State", "J");
+	gg_disp = off(&q, "GG_State", "dispatch");
+	l->g2disp = gg_disp - gg_g;
+	l->l2g = gg_g - gg_l;
+	l->g_j_trace = gg_j - gg_g + off(&q, "jit_State", "trace");
+	l->g_j_sizetrace = gg_j - gg_g + off(&q, "jit_State", "sizetrace");
+	l->fn_ffid = off(&q, "GCfuncC", "ffid");
+	l->fn_pc = off(&q, "GCfuncC", "pc");
+	l->proto_size = (uint32_t)size(&q, "GCproto");
+	l->pt_sizebc = off(&q, "GCproto", "sizebc");
+	l->pt_chunkname = off(&q, "GCproto", "chunkname");
+	l->pt_firstline = off(&q, "GCproto", "firstline");
+	l->pt_numline = off(&q, "GCproto", "numline");
+	l->pt_lineinfo = off(&q, "GCproto", "lineinfo");
+	l->str_len = off(&q, "GCstr", "len");
+	l->str_data = size(&q, "GCstr");
+	l->tr_startpt = off(&q, "GCtrace", "startpt");
+	l->tr_startpc = off(&q, "GCtrace", "startpc");
+	l->tr_szmcode = off(&q, "GCtrace", "szmcode");
+	l->tr_mcode = off(&q, "GCtrace", "mcode");
+	l->tr_traceno = off(&q, "GCtrace", "traceno");
+	l->tr_link = off(&q, "GCtrace", "link");
+	l->tr_root = off(&q, "GCtrace", "root");
+	l->tr_nextside = off(&q, "GCtrace", "nextside");
+	if (q.missing || vmstack_dwarf_enum_of(t, "FF_LUA_", take_ff, &nm) <= 0) {
+		*missing = q.missing ? q.missing : "the FastFunc enum (FF_LUA_)";
+		for (i = 0; i < nm.n; i++)
+			free(nm.v[i]);
+		free(nm.v);
+		free(l);
+		return NULL;
+	}
+	l->ffid_names = (const char *const *)nm.v;
+	l->nffid = nm.n;
+	for (i = 0; i < sizeof(anchors) / sizeof(anchors[0]); i++)
+		if (!vmstack_elf_symbol(elf, anchors[i], &sym) && sym.st_size == 8)
+			l->anchor = anchors[i];
+	/* luaJIT_version_2_1_0_beta3: the version LUAJIT_VERSION_SYM names. */
+	if (!vmstack_elf_symbol_prefix(elf, "luaJIT_version_", version, sizeof(version)))
+		for (i = 0; version[i]; i++)
+			if (version[i] == '_')
+				version[i] = i && version[i - 1] >= '0' && version[i - 1] <= '9' &&
+					     version[i + 1] >= '0' && version[i + 1] <= '9' ? '.' : '-';
+	snprintf(name, sizeof(name), "LuaJIT %s (%s, from its DWARF)", version,
+		 l->fr->gc64 ? "GC64" : "32-bit references");
+	l->name = strdup(name);
+	if (!l->name) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+/* Builds already described (or found wanting), by build-id. */
+static struct described {
+	char build_id[88];
+	const struct luajit_layout *l;
+	char why[160];
+} described[8];
+static unsigned int ndescribed;
+
+const struct luajit_layout *luajit_dwarf_build(Elf *elf, const char *build_id,
+					       char *why, size_t len)
+{
+	struct vmstack_dwarf_types *t;
+	const char *missing = NULL;
+	struct described *d;
+	unsigned int i;
+
+	for (i = 0; i < ndescribed; i++)
+		if (!strcmp(described[i].build_id, build_id)) {
+			snprintf(why, len, "%s", described[i].why);
+			return described[i].l;
+		}
+	d = &described[ndescribed < 8 ? ndescribed++ : 7];
+	snprintf(d->build_id, sizeof(d->build_id), "%s", build_id);
+	d->l = NULL;
+	t = vmstack_dwarf_types_open(elf, "lj_");
+	if (!t) {
+		snprintf(d->why, sizeof(d->why), "a LuaJIT build vmstack does not know (build-id %s) and without DWARF",
+			 build_id);
+	} else {
+		d->l = from_dwarf(elf, t, &missing);
+		if (!d->l)
+			snprintf(d->why, sizeof(d->why), "a LuaJIT build vmstack does not know (build-id %s) whose DWARF lacks %s",
+				 build_id, missing ? missing : "memory");
+		vmstack_dwarf_types_close(t);
+	}
+	snprintf(why, len, "%s", d->why);
+	return d->l;
+}
