@@ -2,11 +2,18 @@
 # libluajit2 build, unpacked into a private prefix by scripts/setup, never
 # installed over the system's), attached while a client keeps it busy with
 # a handler whose split is known by construction (handler.lua: sort with a
-# Lua comparator 50%, plain Lua 50%). The build is recognised as
-# OpenResty's (its builtin numbers differ from Debian's LuaJIT: ffid 99 is
-# table.sort there, file:flush here), Lua frames are named and rooted in
-# nginx's C frames, and the two functions' shares are the construction's
-# within 8 points. sort_work is at handler.lua:9, lua_work :16.
+# Lua comparator, ngx.md5 (C through resty.core's FFI) and plain Lua, a
+# third each). The build is recognised as OpenResty's (its builtin numbers
+# differ from Debian's LuaJIT: ffid 99 is table.sort there, file:flush
+# here), Lua frames are named and rooted in nginx's C frames, and
+# sort_work and lua_work share their samples as the construction does
+# (50/50 within 5 points). sort_work is at handler.lua:11, desc :7,
+# md5_work :18, lua_work :24.
+# Not yet (measured and printed, not judged): md5_work calls ngx.md5 from
+# trace code through the FFI; a sample in the C code finds G through r14
+# (DISPATCH), which that C code may have saved and reused, and then the
+# stack ends at "nginx;[unknown]" under the C frames (about 70% of
+# md5_work's samples). The module's unwind rows do not restore r14.
 . tests/guest/lib.sh
 OR=/opt/vmstack/openresty
 [ -e $OR/.complete ] || fail "no OpenResty prefix at $OR (scripts/setup makes it)"
@@ -48,16 +55,21 @@ f=/tmp/ngx.folded
 share() { stack_share $f "$1"; }
 total=$(awk '{s += $NF} END {print s+0}' $f)
 H='handler\.lua'
-sort_s=$(share "$H:9_\[vm\]")
-lua_s=$(share "$H:16_\[vm\]")
-cmp_s=$(share "$H:9_\[vm\];table\.sort_\[vm\];([^;]*;)*[^;]*$H:5_\[vm\]")
+sort_s=$(share "$H:11_\[vm\]")
+md5_s=$(share "$H:18_\[vm\]")
+lua_s=$(share "$H:24_\[vm\]")
+cmp_s=$(share "$H:11_\[vm\];table\.sort_\[vm\];([^;]*;)*[^;]*$H:7_\[vm\]")
+md5_c=$(share "$H:18_\[vm\];([^;]*;)*[^;]*md5")
 rooted=$(share "^nginx;([^;]*;)*main;([^;]*;)*ngx_http_lua_content_handler[^;]*;([^;]*;)*[^;]*$H:")
 cut=$(share 'vm stack cut')
-note "$total samples: sort_work $sort_s% (table.sort calling desc $cmp_s%), lua_work $lua_s%, Lua rooted at main through the content handler $rooted%, VM part cut $cut%"
-[ $((sort_s + lua_s)) -ge 30 ] || fail "under 30% of the samples are in the handler's Lua"
-both=$((sort_s + lua_s))
-within 8 $((100 * sort_s / both)) 50 $((100 * lua_s / both)) 50 ||
-	fail "the handler's split differs from 50/50 by more than 8 points"
+in=$((sort_s + md5_s + lua_s))
+note "$total samples: sort_work $sort_s% (table.sort calling desc $cmp_s%), md5_work $md5_s% (C md5 frames above it $md5_c%), lua_work $lua_s%; of the handler's $in%: $((100 * sort_s / in))/$((100 * md5_s / in))/$((100 * lua_s / in)) (by construction 33/33/33); Lua rooted at main through the content handler $rooted%; VM part cut $cut%"
+lost=$(share "^nginx;\[unknown\];ngx_http_lua_ffi_md5;")
+two=$((sort_s + lua_s))
+note "sort_work/lua_work: $((100 * sort_s / two))/$((100 * lua_s / two)) (by construction 50/50); samples in ngx.md5's C code without the frames under it (FFI from a trace, r14 not restored): $lost%"
+[ $two -ge 30 ] || fail "under 30% of the samples are in the handler's Lua"
+within 5 $((100 * sort_s / two)) 50 $((100 * lua_s / two)) 50 ||
+	fail "sort_work/lua_work differ from 50/50 by more than 5 points"
 [ "$cmp_s" -ge 2 ] || fail "table.sort's calls of the Lua comparator are missing"
-[ "$rooted" -ge $((both * 9 / 10)) ] || fail "Lua frames are not rooted at main through the content handler"
+[ "$rooted" -ge $((in * 9 / 10)) ] || fail "Lua frames are not rooted at main through the content handler"
 true
