@@ -23,7 +23,7 @@
 #include "vmstack.h"
 
 /* The user stack from registers @uregs (walk.h does the work). */
-static unsigned int vmstack_capture_user(struct vmstack_session *s,
+static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_cpu *pc,
 					 struct pt_regs *uregs, u64 *ips,
 					 u16 *flags)
 {
@@ -37,6 +37,7 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s,
 		.ips = ips,
 		.max = s->cfg.max_depth,
 		.reads_left = VMSTACK_MAX_READS,
+		.jit_seen = pc->jit_seen,
 	};
 
 	/* The walker's view of a signal frame is the kernel's own layout. */
@@ -55,6 +56,11 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s,
 	w.regs[VMSTACK_VM_REG_R14] = uregs->r14;
 	w.regs[VMSTACK_VM_REG_R15] = uregs->r15;
 	w.regs[VMSTACK_VM_REG_RBP] = uregs->bp;
+	/* Anchors proved in another process say nothing of this one. */
+	if (pc->jit_mm != current->mm) {
+		memset(pc->jit_seen, 0, sizeof(pc->jit_seen));
+		pc->jit_mm = current->mm;
+	}
 	vmstack_walk_user(&w);
 	*flags |= w.flags;
 	return w.n;
@@ -102,7 +108,7 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs) &&
 	    task->mm) {
 		if (vmstack_user_readable(s, task, uregs, pc))
-			nu = vmstack_capture_user(s, uregs, pc->ips + nk, &flags);
+			nu = vmstack_capture_user(s, pc, uregs, pc->ips + nk, &flags);
 		else
 			flags |= VMSTACK_SF_NO_USER;
 	}

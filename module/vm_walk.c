@@ -345,17 +345,37 @@ static bool vmstack_vm_jit_near(struct vmstack_walk *w, const struct vmstack_vm_
 	return false;
 }
 
+/* Through anchor value @a, the code object of VM @d that holds @ip. */
+static bool vmstack_vm_jit_at(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			      unsigned long a, unsigned long ip, unsigned long *obj)
+{
+	struct vmstack_jit_table t;
+	unsigned long from = 0;
+	s32 id;
+
+	if (!vmstack_walk_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
+	    !vmstack_walk_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
+	    !vmstack_walk_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
+		return false;
+	if (vmstack_vm_jit_holds(w, d, &t, (u32)id, ip, &from) ||
+	    (from && (d->flags & VMSTACK_VM_F_JIT_NEAR) &&
+	     vmstack_vm_jit_near(w, d, &t, from, ip, &from))) {
+		*obj = from;
+		return true;
+	}
+	return false;
+}
+
 /*
  * The VM whose compiled code holds @ip, found through the sampled
- * registers (F_JIT); *anchor and the code object *obj as found.
+ * registers or the anchor variable (F_JIT); *anchor and the code object
+ * *obj as found.
  */
 static const struct vmstack_vm_desc *
 vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 		    unsigned long *anchor, unsigned long *obj)
 {
-	struct vmstack_jit_table t;
-	unsigned long a, from;
-	s32 id;
+	unsigned long a;
 	u32 i;
 
 	for (i = 0; i < w->nr_vms; i++) {
@@ -368,16 +388,23 @@ vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 		else if (!vmstack_walk_read(w, &a, d->jit_anchor_ptr, sizeof(a)))
 			continue;
 		a += d->jit_anchor_adj;
-		if (!vmstack_walk_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
-		    !vmstack_walk_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
-		    !vmstack_walk_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
-			continue;
-		from = 0;
-		if (vmstack_vm_jit_holds(w, d, &t, (u32)id, ip, &from) ||
-		    (from && (d->flags & VMSTACK_VM_F_JIT_NEAR) &&
-		     vmstack_vm_jit_near(w, d, &t, from, ip, &from))) {
+		if (vmstack_vm_jit_at(w, d, a, ip, obj)) {
+			if (w->jit_seen)
+				w->jit_seen[i] = a;
 			*anchor = a;
-			*obj = from;
+			return d;
+		}
+		/*
+		 * C code that compiled code called (through the FFI) may have
+		 * saved the anchor register and reused it; where it saved it
+		 * only its CFI says. Try the anchor this CPU last proved for
+		 * this VM in this process: it holds only if the code object
+		 * it names holds @ip, which another VM's (another thread's
+		 * global state) cannot.
+		 */
+		if (d->jit_reg && w->jit_seen && w->jit_seen[i] && w->jit_seen[i] != a &&
+		    vmstack_vm_jit_at(w, d, w->jit_seen[i], ip, obj)) {
+			*anchor = w->jit_seen[i];
 			return d;
 		}
 	}

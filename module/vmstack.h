@@ -50,6 +50,9 @@ struct vmstack_cpu {
 	u64 window_start;		/* the time budget's window (sample.c) */
 	u64 window_ns;			/* handler time spent in it */
 	u64 offline_since;		/* hotplug (session.c): when it went down */
+	/* JIT anchors proved here (walk.h), valid for the process jit_mm. */
+	unsigned long jit_seen[VMSTACK_VM_MAX];
+	const struct mm_struct *jit_mm;
 	u64 ips[2 * VMSTACK_MAX_DEPTH];	/* kernel then user frames */
 };
 

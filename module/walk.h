@@ -81,6 +81,11 @@ struct vmstack_walk {
 	unsigned long regs[__VMSTACK_VM_REG_MAX];
 	unsigned long ip, sp;			/* sampled; bp is regs[RBP] */
 	u32 reads_left;				/* of the target's memory */
+	/*
+	 * Per VM: the JIT anchor last proved on this CPU in this process
+	 * (vm_walk.c), or NULL for none kept.
+	 */
+	unsigned long *jit_seen;
 	u64 *ips;
 	unsigned int n, max;
 	u16 flags;				/* VMSTACK_SF_* */

@@ -373,6 +373,64 @@ UNIT_TEST(walk_jit_near)
 }
 
 /*
+ * A sample in C code that compiled code called through the FFI, after that
+ * C code reused the anchor register: the anchor this CPU proved last (in
+ * an earlier sample) serves if the object it names holds the return
+ * address; an anchor whose object does not is not used.
+ */
+UNIT_TEST(walk_jit_seen)
+{
+	struct vmstack_vm_desc d = toy_desc();
+	unsigned long seen[VMSTACK_VM_MAX] = { 0 };
+	struct vmstack_walk w;
+
+	d.flags = VMSTACK_VM_F_JIT;
+	d.jit_reg = VMSTACK_VM_REG_R14;
+	d.jit_count_off = 4;
+	d.jit_table_off = 8;
+	d.jit_state_off = 0x10;
+	d.jit_code_off = 0x58;
+	d.jit_size_off = 0x54;
+	mem_setup();
+	fake_put32(JIT_A, 1);
+	fake_put32(JIT_A + 4, 16);
+	fake_put64(JIT_A + 8, JIT_TABLE);
+	jit_object(1, 0, 0, 0);
+	jit_object(2, 0, 0, 0);
+	/* In compiled code, r14 right: found, and kept. */
+	w = walk_from(JIT_CODE(1) + 8, STACK + 0x100, 0);
+	w.regs[VMSTACK_VM_REG_R14] = JIT_A;
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.jit_seen = seen;
+	vmstack_walk_user(&w);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_JIT, 0, HEAP + 0x1000) && seen[0] == JIT_A);
+	/* r14 reused: not found without what was kept, found with it. */
+	w = walk_from(JIT_CODE(1) + 0x10, STACK + 0x100, 0);
+	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
+	w.vms = &d;
+	w.nr_vms = 1;
+	vmstack_walk_user(&w);
+	CHECK(!vmstack_is_vmw(ips[0]));
+	w = walk_from(JIT_CODE(1) + 0x10, STACK + 0x100, 0);
+	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.jit_seen = seen;
+	vmstack_walk_user(&w);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_JIT, 0, HEAP + 0x1000));
+	/* The kept anchor names object 2 now, which does not hold the PC. */
+	fake_put32(JIT_A, 2);
+	w = walk_from(JIT_CODE(1) + 0x10, STACK + 0x100, 0);
+	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.jit_seen = seen;
+	vmstack_walk_user(&w);
+	CHECK(!vmstack_is_vmw(ips[0]));
+}
+
+/*
  * LuaJIT without GC64 (Tarantool's), F_REF32: a frame is one slot, the
  * function a 32-bit reference in its low half, the link in its high half;
  * the state in the activation record, the stack base, a function's
@@ -653,6 +711,7 @@ void walk_tests(void)
 		{ "walk_vm_cycle", walk_vm_cycle },
 		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },
 		{ "walk_jit_near", walk_jit_near },
+		{ "walk_jit_seen", walk_jit_seen },
 		{ "walk_vm_ref32", walk_vm_ref32 },
 		{ "walk_jit_anchor_ptr", walk_jit_anchor_ptr },
 		{ "walk_steps_rise_by_a_word", walk_steps_rise_by_a_word },
