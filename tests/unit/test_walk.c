@@ -307,22 +307,34 @@ static void jit_object(unsigned int n, u16 link, u16 root, u16 next)
 	fake_put16(o + 0x70, next);
 }
 
-/* Which object a sample at @pc is given, with vmstate @id (0: none). */
-static unsigned long jit_found(struct vmstack_vm_desc *d, s32 id, unsigned long pc)
+/*
+ * Which object a sample at @pc is given with r14 = @r14 and the anchors
+ * kept in @seen (NULL: none kept); 0 if none.
+ */
+static unsigned long jit_found_at(struct vmstack_vm_desc *d, unsigned long pc,
+				  unsigned long r14, unsigned long *seen)
 {
 	struct vmstack_walk w = walk_from(pc, STACK + 0x100, 0);
 
-	fake_put32(JIT_A, (u32)id);
-	w.regs[VMSTACK_VM_REG_R14] = JIT_A;
+	w.regs[VMSTACK_VM_REG_R14] = r14;
 	w.vms = d;
 	w.nr_vms = 1;
+	w.jit_seen = seen;
 	vmstack_walk_user(&w);
 	if (!vmstack_is_vmw(ips[0]) || vmstack_vmw_kind(ips[0]) != VMSTACK_VMW_JIT)
 		return 0;
 	return vmstack_vmw_value(ips[0]);
 }
 
-UNIT_TEST(walk_jit_near)
+/* Which object a sample at @pc is given, with vmstate @id (0: none). */
+static unsigned long jit_found(struct vmstack_vm_desc *d, s32 id, unsigned long pc)
+{
+	fake_put32(JIT_A, (u32)id);
+	return jit_found_at(d, pc, JIT_A, NULL);
+}
+
+/* The toy VM with compiled code found through r14 (the layout above). */
+static struct vmstack_vm_desc jit_desc(void)
 {
 	struct vmstack_vm_desc d = toy_desc();
 
@@ -337,6 +349,13 @@ UNIT_TEST(walk_jit_near)
 	d.jit_root_off = 0x6c;
 	d.jit_side_off = 0x70;
 	d.jit_near_max = 4;
+	return d;
+}
+
+UNIT_TEST(walk_jit_near)
+{
+	struct vmstack_vm_desc d = jit_desc();
+
 	mem_setup();
 	fake_put32(JIT_A + 4, 16);
 	fake_put64(JIT_A + 8, JIT_TABLE);
@@ -380,54 +399,24 @@ UNIT_TEST(walk_jit_near)
  */
 UNIT_TEST(walk_jit_seen)
 {
-	struct vmstack_vm_desc d = toy_desc();
+	struct vmstack_vm_desc d = jit_desc();
 	unsigned long seen[VMSTACK_VM_MAX] = { 0 };
-	struct vmstack_walk w;
 
-	d.flags = VMSTACK_VM_F_JIT;
-	d.jit_reg = VMSTACK_VM_REG_R14;
-	d.jit_count_off = 4;
-	d.jit_table_off = 8;
-	d.jit_state_off = 0x10;
-	d.jit_code_off = 0x58;
-	d.jit_size_off = 0x54;
 	mem_setup();
-	fake_put32(JIT_A, 1);
 	fake_put32(JIT_A + 4, 16);
 	fake_put64(JIT_A + 8, JIT_TABLE);
 	jit_object(1, 0, 0, 0);
 	jit_object(2, 0, 0, 0);
 	/* In compiled code, r14 right: found, and kept. */
-	w = walk_from(JIT_CODE(1) + 8, STACK + 0x100, 0);
-	w.regs[VMSTACK_VM_REG_R14] = JIT_A;
-	w.vms = &d;
-	w.nr_vms = 1;
-	w.jit_seen = seen;
-	vmstack_walk_user(&w);
-	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_JIT, 0, HEAP + 0x1000) && seen[0] == JIT_A);
+	fake_put32(JIT_A, 1);
+	CHECK(jit_found_at(&d, JIT_CODE(1) + 8, JIT_A, seen) == HEAP + 0x1000);
+	CHECK(seen[0] == JIT_A);
 	/* r14 reused: not found without what was kept, found with it. */
-	w = walk_from(JIT_CODE(1) + 0x10, STACK + 0x100, 0);
-	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
-	w.vms = &d;
-	w.nr_vms = 1;
-	vmstack_walk_user(&w);
-	CHECK(!vmstack_is_vmw(ips[0]));
-	w = walk_from(JIT_CODE(1) + 0x10, STACK + 0x100, 0);
-	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
-	w.vms = &d;
-	w.nr_vms = 1;
-	w.jit_seen = seen;
-	vmstack_walk_user(&w);
-	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_JIT, 0, HEAP + 0x1000));
+	CHECK(jit_found_at(&d, JIT_CODE(1) + 0x10, 0x1234, NULL) == 0);
+	CHECK(jit_found_at(&d, JIT_CODE(1) + 0x10, 0x1234, seen) == HEAP + 0x1000);
 	/* The kept anchor names object 2 now, which does not hold the PC. */
 	fake_put32(JIT_A, 2);
-	w = walk_from(JIT_CODE(1) + 0x10, STACK + 0x100, 0);
-	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
-	w.vms = &d;
-	w.nr_vms = 1;
-	w.jit_seen = seen;
-	vmstack_walk_user(&w);
-	CHECK(!vmstack_is_vmw(ips[0]));
+	CHECK(jit_found_at(&d, JIT_CODE(1) + 0x10, 0x1234, seen) == 0);
 }
 
 /*
