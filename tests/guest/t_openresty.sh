@@ -68,6 +68,10 @@ note "samples in ngx.md5's C code without the frames under it: $lost%"
 within 5 $((100 * sort_s / in)) 33 $((100 * md5_s / in)) 33 $((100 * lua_s / in)) 33 ||
 	fail "the handler's split differs from the construction by more than 5 points"
 [ "$cmp_s" -ge 2 ] || fail "table.sort's calls of the Lua comparator are missing"
-[ "$md5_c" -ge $((md5_s * 2 / 3)) ] || fail "md5_work's C frames are missing"
+# How much of md5_work is in ngx.md5 and how much in os.clock() depends on
+# the kernel (a debug kernel's syscalls are slow): 26% and 10% of all
+# samples measured. What must not happen is md5's C frames without theirs.
+[ "$md5_c" -ge 5 ] || fail "md5_work's C frames are missing"
+[ "$lost" -le 2 ] || fail "samples in ngx.md5's C code lost the frames under it"
 [ "$rooted" -ge $((in * 9 / 10)) ] || fail "Lua frames are not rooted at main through the content handler"
 true
