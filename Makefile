@@ -142,10 +142,10 @@ asan:
 check: all asan
 	tests/run $(or $(T),all)
 
-check-debug: tools
+check-debug: tools asan
 	scripts/check-debug $(or $(T),all)
 
-check-kernels: tools
+check-kernels: tools asan
 	scripts/check-kernels $(or $(T),all) $(or $(L),cloud,rt,6.12)
 
 lint: | $(B)
