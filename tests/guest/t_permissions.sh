@@ -6,9 +6,12 @@
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 # nobody holding CAP_PERFMON and nothing else.
 perfmon=("${nobody[@]}" --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
-build/workloads/calltree $((6 * scale)) &
+# Targets that outlive the test (killed at its end): on the cloud lane,
+# whose root is shared over virtiofs, starting each refused recorder took
+# long enough that a 12 s target had exited ("no process with PID").
+build/workloads/calltree $((120 * scale)) &
 root_pid=$!
-"${nobody[@]}" build/workloads/calltree $((6 * scale)) &
+"${nobody[@]}" build/workloads/calltree $((120 * scale)) &
 own_pid=$!
 refused() {  # refused LABEL MESSAGE_PATTERN CMD...
 	local label=$1 pat=$2 out rc
