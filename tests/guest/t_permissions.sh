@@ -13,6 +13,7 @@ build/workloads/calltree $((120 * scale)) &
 root_pid=$!
 "${nobody[@]}" build/workloads/calltree $((120 * scale)) &
 own_pid=$!
+trap 'kill $root_pid $own_pid 2>/dev/null' EXIT
 refused() {  # refused LABEL MESSAGE_PATTERN CMD...
 	local label=$1 pat=$2 out rc
 	shift 2
@@ -37,6 +38,4 @@ n=$(awk '{s += $NF} END {print s+0}' /tmp/own.folded)
 note "CAP_PERFMON, own process: $n samples"
 [ "$n" -gt 100 ] || fail "CAP_PERFMON, own process: too few samples"
 "${nobody[@]}" vmstack status >/dev/null || fail "status refused to an unprivileged user"
-kill $root_pid $own_pid
-wait 2>/dev/null
 true
