@@ -16,8 +16,14 @@ kill $pid
 wait $pid 2>/dev/null
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 perfmon=("${nobody[@]}" --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
-"${nobody[@]}" build/workloads/calltree $((4 * scale)) &
+# A target that outlives both recordings (killed below, or at exit): under
+# load a 4 s one had exited and, a zombie, was no longer readable.
+"${nobody[@]}" build/workloads/calltree $((120 * scale)) &
 pid=$!
+trap 'kill $pid 2>/dev/null' EXIT
+# Until setpriv has exec'd calltree the process has changed uid and is not
+# dumpable: a recorder started then is refused for that, not for memlock.
+wait_until 30 grep -qx calltree /proc/$pid/comm || fail "the target did not start"
 out=$(prlimit --memlock=65536 "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1)
 rc=$?
 echo "memlock 64 KiB: rc=$rc: $out"

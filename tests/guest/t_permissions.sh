@@ -14,6 +14,9 @@ root_pid=$!
 "${nobody[@]}" build/workloads/calltree $((120 * scale)) &
 own_pid=$!
 trap 'kill $root_pid $own_pid 2>/dev/null' EXIT
+# Until setpriv has exec'd calltree, own_pid has changed uid and is not
+# dumpable (refused for that reason, not the one each check is about).
+wait_until 30 grep -qx calltree /proc/$own_pid/comm || fail "the targets did not start"
 refused() {  # refused LABEL MESSAGE_PATTERN CMD...
 	local label=$1 pat=$2 out rc
 	shift 2

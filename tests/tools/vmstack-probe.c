@@ -80,6 +80,9 @@ static int hold(int pid, double secs, unsigned pages, unsigned freq, int drain)
 	}
 	if (s.nr_cpus > 64)
 		return 2;
+	/* Tests that change the target under the session wait for this. */
+	printf("started\n");
+	fflush(stdout);
 	size = (size_t)s.nr_cpus * (s.ring_pages + 1) * 4096;
 	area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
 	if (area == MAP_FAILED)
