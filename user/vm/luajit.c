@@ -234,21 +234,6 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->jit_near_max = 16;
 }
 
-/* A build's name, noting what its descriptor leaves out. */
-static const char *luajit_build_name(const struct luajit_layout *lj, uint64_t anchor)
-{
-	static char name[8][200];
-	static unsigned int next;
-	char *n;
-
-	if (lj->fr->gc64 || anchor)
-		return lj->name;
-	n = name[next++ % 8];
-	snprintf(n, sizeof(name[0]), "%s; traces not attributed (no main-state variable)",
-		 lj->name);
-	return n;
-}
-
 static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 					 struct vmstack_vm_found *f, char *why,
 					 size_t len)
@@ -282,7 +267,7 @@ static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 		return VMSTACK_DETECT_UNKNOWN;
 	luajit_desc(lj, start, end, anchor, &f->desc);
 	f->build = lj;
-	f->build_name = luajit_build_name(lj, anchor);
+	f->build_name = lj->name;
 	return VMSTACK_DETECT_YES;
 }
 

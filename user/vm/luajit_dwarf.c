@@ -78,6 +78,15 @@ struct names {
 	size_t n;
 };
 
+static void free_names(struct names *nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+}
+
 static void take_ff(void *arg, const char *name, int64_t value)
 {
 	struct names *nm = arg;
@@ -157,9 +166,7 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 	l->tr_nextside = off(&q, "GCtrace", "nextside");
 	if (q.missing || vmstack_dwarf_enum_of(t, "FF_LUA_", take_ff, &nm) <= 0) {
 		*missing = q.missing ? q.missing : "the FastFunc enum (FF_LUA_)";
-		for (i = 0; i < nm.n; i++)
-			free(nm.v[i]);
-		free(nm.v);
+		free_names(&nm);
 		free(l);
 		return NULL;
 	}
@@ -174,10 +181,14 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 			if (version[i] == '_')
 				version[i] = i && version[i - 1] >= '0' && version[i - 1] <= '9' &&
 					     version[i + 1] >= '0' && version[i + 1] <= '9' ? '.' : '-';
-	snprintf(name, sizeof(name), "LuaJIT %s (%s, from its DWARF)", version,
-		 l->fr->gc64 ? "GC64" : "32-bit references");
+	/* Without GC64 only the anchor variable leads traces to their VM. */
+	snprintf(name, sizeof(name), "LuaJIT %s (%s, from its DWARF)%s", version,
+		 l->fr->gc64 ? "GC64" : "32-bit references",
+		 l->fr->gc64 || l->anchor ? "" :
+		 "; traces not attributed (no main-state variable)");
 	l->name = strdup(name);
 	if (!l->name) {
+		free_names(&nm);
 		free(l);
 		return NULL;
 	}
