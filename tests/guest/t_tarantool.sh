@@ -38,29 +38,38 @@ run_one() {
 share() { stack_share "$f" "$1"; }
 F='tarantool_split\.lua'
 
+# work_split LABEL: the work functions' shares in $f; of the samples in
+# them, each must be the construction's (50/25/25) within 5 points.
+work_split() {
+	local sort_s json_s in
+	sort_s=$(share "$F:18_\[vm\]")
+	json_s=$(share "$F:27_\[vm\]")
+	lua_s=$(share "$F:34_\[vm\]")
+	in=$((sort_s + json_s + lua_s))
+	note "$1: sort_work $sort_s%, json_work $json_s%, lua_work $lua_s% of all samples ($in% in the work functions)"
+	[ $in -ge 80 ] || fail "$1: under 80% of the samples are in the work functions"
+	note "$1: of those, $((100 * sort_s / in))/$((100 * json_s / in))/$((100 * lua_s / in)) (by construction 50/25/25)"
+	within 5 $((100 * sort_s / in)) 50 $((100 * json_s / in)) 25 $((100 * lua_s / in)) 25 ||
+		fail "$1: shares differ from the construction by more than 5 points"
+}
+
 run_one joff
 f=/tmp/tt-joff.folded
 grep -q "$F:18_\[vm\]" $f || fail "no named Lua frames"
 total=$(awk '{s += $NF} END {print s+0}' $f)
-sort_s=$(share "$F:18_\[vm\]")
-json_s=$(share "$F:27_\[vm\]")
-lua_s=$(share "$F:34_\[vm\]")
 cmp_s=$(share "$F:18_\[vm\];table\.sort_\[vm\];([^;]*;)*[^;]*$F:15_\[vm\]")
 json_c=$(share "$F:27_\[vm\];json_encode;")
 under_c=$(share ";lua_pcall;[^;]*$F:")
 fiber_root=$(share "^tarantool;coro_init;fiber_loop;([^;]*;)*lua_pcall;[^;]*$F:[0-9]+_\[vm\];[^;]*$F:34_\[vm\]")
 cut=$(share 'vm stack cut')
-note "JIT off, $total samples: sort_work $sort_s% (table.sort calling desc $cmp_s%), json_work $json_s% (C JSON frames above it $json_c%), lua_work $lua_s% (rooted at coro_init $fiber_root%); Lua under lua_pcall $under_c%; VM part cut $cut%"
+note "JIT off, $total samples: table.sort calling desc $cmp_s%, C JSON frames above json_work $json_c%, lua_work rooted at coro_init $fiber_root%; Lua under lua_pcall $under_c%; VM part cut $cut%"
 tarantool "$script" $secs joff /tmp/tt-jp.txt >/dev/null 2>&1
 cat /tmp/tt-jp.txt
 jp_sort=$(awk '$2 ~ /:15$|sort_work/ {sub(/%/, "", $1); s += $1} END {print s+0}' /tmp/tt-jp.txt)
 jp_json=$(jitp_share /tmp/tt-jp.txt json_work)
 jp_lua=$(jitp_share /tmp/tt-jp.txt lua_work)
-in=$((sort_s + json_s + lua_s))
-note "by construction 50/25/25; vmstack $sort_s/$json_s/$lua_s of all samples, $((100 * sort_s / in))/$((100 * json_s / in))/$((100 * lua_s / in)) of the $in% in the work functions; jit.p $jp_sort/${jp_json:-?}/${jp_lua:-?}"
-[ $in -ge 80 ] || fail "under 80% of the samples are in the work functions"
-within 5 $((100 * sort_s / in)) 50 $((100 * json_s / in)) 25 $((100 * lua_s / in)) 25 ||
-	fail "shares differ from the construction by more than 5 points"
+note "jit.p (JIT off): $jp_sort/${jp_json:-?}/${jp_lua:-?}"
+work_split "JIT off"
 [ "$cmp_s" -ge 3 ] || fail "table.sort's calls of the Lua comparator are missing"
 [ "$json_c" -ge 10 ] || fail "no C frames above json_work"
 [ "$fiber_root" -ge $((lua_s * 9 / 10)) ] && [ "$under_c" -ge 80 ] || fail "the second fiber's stacks are not complete down to coro_init"
@@ -70,16 +79,10 @@ f=/tmp/tt-jon.folded
 total=$(awk '{s += $NF} END {print s+0}' $f)
 trace=$(share "TRACE_[0-9]+ [^;]*$F:[0-9]+_\[j\]")
 root=$(share "^tarantool;coro_init;fiber_loop;")
-sort_s=$(share "$F:18_\[vm\]")
-json_s=$(share "$F:27_\[vm\]")
-lua_s=$(share "$F:34_\[vm\]")
 unknown=$(share ';\[unknown\] [0-9]+$')
-in=$((sort_s + json_s + lua_s))
-note "JIT on, $total samples: in named traces $trace%, rooted at coro_init;fiber_loop $root%, sort_work $sort_s%, json_work $json_s%, lua_work $lua_s% ($((100 * sort_s / in))/$((100 * json_s / in))/$((100 * lua_s / in)) of the $in% in the work functions), leaf [unknown] $unknown%"
+note "JIT on, $total samples: in named traces $trace%, rooted at coro_init;fiber_loop $root%, leaf [unknown] $unknown%"
 [ "$trace" -ge 5 ] || fail "trace code not attributed"
 [ "$root" -ge 85 ] || fail "under 85% of the samples are complete down to coro_init"
 [ "$unknown" -le 10 ] || fail "over 10% of samples end in unknown code"
-[ $in -ge 80 ] || fail "JIT on: under 80% of the samples are in the work functions"
-within 5 $((100 * sort_s / in)) 50 $((100 * json_s / in)) 25 $((100 * lua_s / in)) 25 ||
-	fail "JIT on: shares differ from the construction by more than 5 points"
+work_split "JIT on"
 true
