@@ -38,6 +38,8 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 		.max = s->cfg.max_depth,
 		.reads_left = VMSTACK_MAX_READS,
 		.jit_seen = pc->jit_seen,
+		/* In the thread's own PID namespace: what the VM stored. */
+		.tid = task_pid_vnr(current),
 	};
 
 	/* The walker's view of a signal frame is the kernel's own layout. */

@@ -198,7 +198,7 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 		return -EINVAL;
 	}
 	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
-	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_1 ||
+	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_2 ||
 		     sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
 		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
 	mutex_lock(&s->lock);

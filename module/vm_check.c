@@ -22,6 +22,10 @@ const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
 	if (d->state_from == VMSTACK_VM_STATE_GLOBAL &&
 	    (!d->state_addr || d->state_addr > VMSTACK_USER_MAX - 8))
 		return "VM state address not in user space";
+	if (d->state_from == VMSTACK_VM_STATE_THREAD &&
+	    (!d->state_addr || (d->state_addr & 7) || d->state_addr > VMSTACK_USER_MAX - 8 ||
+	     !d->thr_max || d->thr_max > VMSTACK_VM_THREADS_MAX))
+		return "VM descriptor: thread list fields out of range";
 	/* A link type (link & type_mask) indexes the 32-bit type masks. */
 	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA &&
 	    (d->state_from == VMSTACK_VM_STATE_NONE ||
@@ -38,10 +42,15 @@ const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
 	    (!d->jit_anchor_ptr || (d->jit_anchor_ptr & 7) ||
 	     d->jit_anchor_ptr > VMSTACK_USER_MAX - 8))
 		return "VM descriptor: JIT anchor neither a register nor a pointer in user space";
-	/* Both drop an activation and go on from the registers it saved. */
-	if ((d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN)) &&
+	/* It drops an activation and goes on from the registers it saved. */
+	if ((d->flags & VMSTACK_VM_F_AR_EMPTY) &&
 	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP)))
-		return "VM descriptor: empty or unlinked activations need an AR and its saved registers";
+		return "VM descriptor: empty activations need an AR and its saved registers";
+	/* The chain starts in a state; a VM in C keeps an unlinked frame. */
+	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
+	    (d->state_from == VMSTACK_VM_STATE_NONE ||
+	     (d->state_from == VMSTACK_VM_STATE_AR && (d->flags & VMSTACK_VM_F_NATIVE_STEP))))
+		return "VM descriptor: unlinked activations need a state, and an AR's saved registers or F_NATIVE_STEP";
 	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
 	    (!d->ar_chain_max || d->ar_chain_max > VMSTACK_VM_AR_CHAIN_MAX ||
 	     d->ar_mask >= 4096))

@@ -92,7 +92,9 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			   unsigned long state, unsigned long frame, unsigned long pc)
 {
 	unsigned long fn, kind_at, ident;
+	u64 kind_word;
 	u8 kind, check;
+	bool script;
 
 	if (!vmstack_vm_ref(w, d, &fn, frame + d->func_off))
 		return VMSTACK_VMB_READ;
@@ -107,17 +109,26 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	}
 	if (state && fn == state)
 		return 0;
-	if (!vmstack_walk_read(w, &kind, kind_at, 1))
-		return VMSTACK_VMB_READ;
-	if (kind == d->kind_native)
-		return 0;
-	if (kind != d->kind_script) {
+	if (d->flags & VMSTACK_VM_F_KIND_WORD) {
+		if (!vmstack_walk_read(w, &kind_word, kind_at, sizeof(kind_word)))
+			return VMSTACK_VMB_READ;
+		script = kind_word == d->kind_word;
+	} else {
+		if (!vmstack_walk_read(w, &kind, kind_at, 1))
+			return VMSTACK_VMB_READ;
+		if (kind == d->kind_native)
+			return 0;
+		script = kind == d->kind_script;
+	}
+	if (!script) {
 		if (d->flags & VMSTACK_VM_F_NO_BUILTINS)
 			return VMSTACK_VMB_FRAME;
 		return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN,
 							  fn)) ? 0 : -1;
 	}
-	if (!vmstack_vm_ref(w, d, &ident, fn + d->ident_off))
+	if (d->flags & VMSTACK_VM_F_FUNC_IDENT)
+		ident = fn;
+	else if (!vmstack_vm_ref(w, d, &ident, fn + d->ident_off))
 		return VMSTACK_VMB_READ;
 	ident += d->ident_adj;
 	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
@@ -259,6 +270,39 @@ static bool vmstack_vm_sane(struct vmstack_walk *w, const struct vmstack_vm_desc
 	       check == d->check_val;
 }
 
+/*
+ * STATE_THREAD: the sampled thread's own state, on the VM's list of them
+ * by the thread id each keeps; 0 if it is not there (or the list cannot
+ * be read). Looked up once per sample and VM: every activation of the
+ * thread has the same state.
+ */
+static unsigned long vmstack_vm_thread(struct vmstack_walk *w,
+				       const struct vmstack_vm_desc *d)
+{
+	unsigned int i = (unsigned int)(d - w->vms);
+	unsigned long t = 0;
+	u32 n, tid;
+
+	if (w->vm_thread_tried & (1U << i))
+		return w->vm_thread[i];
+	w->vm_thread_tried |= 1U << i;
+	w->vm_thread[i] = 0;
+	if (!vmstack_walk_read(w, &t, d->state_addr, sizeof(t)) ||
+	    !vmstack_walk_read(w, &t, t + d->thr_head_off, sizeof(t)))
+		return 0;
+	for (n = 0; t && n < d->thr_max; n++) {
+		if (!vmstack_walk_read(w, &tid, t + d->thr_tid_off, sizeof(tid)))
+			return 0;
+		if (tid == w->tid) {
+			w->vm_thread[i] = t;
+			return t;
+		}
+		if (!vmstack_walk_read(w, &t, t + d->thr_next_off, sizeof(t)))
+			return 0;
+	}
+	return 0;
+}
+
 /* The VM state at activation record @ar, if it looks like one. */
 static bool vmstack_vm_state(struct vmstack_walk *w, const struct vmstack_vm_desc *d, unsigned long ar,
 			     unsigned long *state)
@@ -283,6 +327,18 @@ static bool vmstack_vm_caller(struct vmstack_walk *w, const struct vmstack_vm_de
 	caller->ip = ra;
 	caller->sp = sp;
 	return true;
+}
+
+/* An activation without VM frames: its native frame goes too. */
+static enum vmstack_splice vmstack_vm_skip(struct vmstack_walk *w,
+					   const struct vmstack_vm_desc *d,
+					   const struct vmstack_user_regs *r,
+					   unsigned long ar,
+					   struct vmstack_user_regs *caller)
+{
+	if (vmstack_vm_caller(w, d, r, ar, caller))
+		return VMSTACK_SPLICE_CALLER;
+	return VMSTACK_SPLICE_NATIVE;
 }
 
 /* Where a VM's compiled code objects are: a table of count entries. */
@@ -482,10 +538,17 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 			broken = VMSTACK_VMB_STATE;
 		else if (vmstack_vm_empty(w, d, ar) || !vmstack_vm_linked(w, d, state, ar))
 			goto empty;
-	} else if (d->state_from == VMSTACK_VM_STATE_GLOBAL) {
-		if (!vmstack_walk_read(w, &state, d->state_addr, sizeof(state)) ||
-		    !vmstack_vm_sane(w, d, state))
+	} else if (d->state_from != VMSTACK_VM_STATE_NONE) {
+		if (d->state_from == VMSTACK_VM_STATE_THREAD)
+			state = vmstack_vm_thread(w, d);
+		else if (!vmstack_walk_read(w, &state, d->state_addr, sizeof(state)))
+			state = 0;
+		if (!state || !vmstack_vm_sane(w, d, state))
 			broken = VMSTACK_VMB_STATE;
+		else if (!vmstack_vm_linked(w, d, state, ar))
+			/* Not linked yet, or not any more: no VM frames of its own. */
+			return d->flags & VMSTACK_VM_F_NATIVE_STEP ? VMSTACK_SPLICE_NATIVE :
+								     vmstack_vm_skip(w, d, r, ar, caller);
 	}
 	n0 = w->n;
 	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (at_leaf && d->top_reg))) {
@@ -508,11 +571,14 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 			pc = 0;
 		}
 	}
-	if (!broken && cur->next_top && cur->state == state) {
+	if (!broken && cur->next_top && cur->state == state &&
+	    !(d->flags & VMSTACK_VM_F_TOP_AR)) {
 		/* An outer activation of the state walked last. */
 		top = cur->next_top;
 	} else if (!broken) {
-		if (vmstack_walk_read(w, &top, state + d->top_off, sizeof(top)))
+		/* F_TOP_AR: each activation knows its own top frame. */
+		if (vmstack_walk_read(w, &top, (d->flags & VMSTACK_VM_F_TOP_AR ? ar : state) +
+					       d->top_off, sizeof(top)))
 			top += d->top_adj;
 		else
 			broken = VMSTACK_VMB_READ;
@@ -536,8 +602,5 @@ shown:
 	return VMSTACK_SPLICE_NATIVE;
 
 empty:
-	/* An activation without VM frames: its native frame goes too. */
-	if (vmstack_vm_caller(w, d, r, ar, caller))
-		return VMSTACK_SPLICE_CALLER;
-	return VMSTACK_SPLICE_NATIVE;
+	return vmstack_vm_skip(w, d, r, ar, caller);
 }

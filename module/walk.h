@@ -86,6 +86,13 @@ struct vmstack_walk {
 	 * (vm_walk.c), or NULL for none kept.
 	 */
 	unsigned long *jit_seen;
+	/*
+	 * The sampled thread's id as it sees it (gettid()), and per VM its
+	 * STATE_THREAD state once looked up (bit i of vm_thread_tried).
+	 */
+	u32 tid;
+	u8 vm_thread_tried;
+	unsigned long vm_thread[VMSTACK_VM_MAX];
 	u64 *ips;
 	unsigned int n, max;
 	u16 flags;				/* VMSTACK_SF_* */

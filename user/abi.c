@@ -8,6 +8,17 @@ static bool needs_3_1(const struct vmstack_vm_desc *d)
 }
 
 /*
+ * A descriptor that a module without 3.2 would refuse or misread: a
+ * thread's own state, the top in the AR, code objects as identities.
+ */
+static bool needs_3_2(const struct vmstack_vm_desc *d)
+{
+	return d->state_from == VMSTACK_VM_STATE_THREAD ||
+	       (d->flags & (VMSTACK_VM_F_TOP_AR | VMSTACK_VM_F_FUNC_IDENT |
+			    VMSTACK_VM_F_KIND_WORD));
+}
+
+/*
  * What each ABI minor added to the VM descriptor: its size, its flags,
  * and whether a descriptor that uses them can do without (the flag is
  * dropped) or not (it is not sent).
@@ -24,6 +35,10 @@ static const struct {
 	{ 1, VMSTACK_VM_DESC_SIZE_3_1, VMSTACK_VM_F_REF32,
 	  "the module's ABI is older than 3.1: it cannot read 32-bit VM references "
 	  "(LuaJIT without GC64)", needs_3_1 },
+	{ 2, VMSTACK_VM_DESC_SIZE_3_2,
+	  VMSTACK_VM_F_TOP_AR | VMSTACK_VM_F_FUNC_IDENT | VMSTACK_VM_F_KIND_WORD,
+	  "the module's ABI is older than 3.2: it cannot find a thread's own VM state "
+	  "or code objects (CPython 3.11)", needs_3_2 },
 };
 
 size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,

@@ -336,17 +336,26 @@ static void make_consistent(struct vmstack_vm_desc *d)
 	d->code_start = 0x1000;
 	if (d->code_end <= d->code_start || d->code_end > 0x7ffffffff000ULL)
 		d->code_end = 0x7ffffffff000ULL;
-	if (d->flags & (VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN))
+	if (d->flags & (VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY))
 		d->flags &= ~VMSTACK_VM_F_NATIVE_STEP;
-	if (d->flags & (VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN))
+	if (d->flags & VMSTACK_VM_F_AR_EMPTY)
 		d->state_from = VMSTACK_VM_STATE_AR;
+	/* A chain needs a state; in C (3.2) a thread's or a global one. */
+	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
+	    (d->state_from == VMSTACK_VM_STATE_NONE ||
+	     (d->state_from == VMSTACK_VM_STATE_AR && (d->flags & VMSTACK_VM_F_NATIVE_STEP))))
+		d->state_from = d->flags & VMSTACK_VM_F_NATIVE_STEP ? VMSTACK_VM_STATE_THREAD :
+								   VMSTACK_VM_STATE_AR;
 	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA && d->state_from == VMSTACK_VM_STATE_NONE)
 		d->state_from = VMSTACK_VM_STATE_AR;
 	if (d->state_from == VMSTACK_VM_STATE_NONE)
 		d->top_reg = VMSTACK_VM_REG_RBP;
-	if (d->state_from == VMSTACK_VM_STATE_GLOBAL &&
+	if ((d->state_from == VMSTACK_VM_STATE_GLOBAL || d->state_from == VMSTACK_VM_STATE_THREAD) &&
 	    (!d->state_addr || d->state_addr > 0x7ffffffff000ULL - 8))
 		d->state_addr = 0x7ffffffde000ULL;
+	if (d->state_from == VMSTACK_VM_STATE_THREAD)
+		d->state_addr &= ~7ULL;
+	d->thr_max = 1 + d->thr_max % VMSTACK_VM_THREADS_MAX;
 	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA) {
 		d->slot = (uint8_t)(1 + d->slot % 64);
 		d->insn_bits %= 17;
@@ -416,6 +425,14 @@ static void random_desc(struct vmstack_vm_desc *d)
 	d->slot = (uint8_t)(rand() % 4 ? 8 : rand() % 100);
 	d->bottom_types = (uint32_t)rand();
 	d->hide_types = (uint32_t)rand();
+	/* A thread list (3.2) that loops, ends, or matches the wrong field. */
+	d->thr_head_off = (int32_t)(rand() % 2 ? 0x10 : rnd_off());
+	d->thr_next_off = (int32_t)(rand() % 2 ? 0x8 : rnd_off());
+	d->thr_tid_off = (int32_t)(rand() % 2 ? 0xa0 : rnd_off());
+	d->thr_max = rand() % 4 ? VMSTACK_VM_THREADS_MAX : (uint32_t)rand() % 300;
+	/* A kind word that matches a pointer the stack holds, or nothing. */
+	d->kind_word = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
+				    (uint64_t)rand();
 	d->func_off = (int32_t)rnd_off();
 	d->func_mask = rand() % 2 ? (1ULL << 47) - 1 : ~0ULL;
 	d->kind_off = (int32_t)rnd_off();

@@ -242,7 +242,7 @@ UNIT_TEST(abi_fit_for_older_module)
 	CHECK(!left_out && d.flags == VMSTACK_VM_F_ALL);
 	/* A newer module knows what we know. */
 	CHECK(vmstack_abi_fit_desc(&d, VMSTACK_ABI_MINOR + 1, &left_out) == sizeof(d));
-	CHECK(VMSTACK_VM_DESC_SIZE_3_1 == sizeof(d));
+	CHECK(VMSTACK_VM_DESC_SIZE_3_2 == sizeof(d));
 	/* 3.0 takes the 3.0 part; 32-bit references it would misread. */
 	d.flags = VMSTACK_VM_F_JIT | VMSTACK_VM_F_JIT_NEAR;
 	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == VMSTACK_VM_DESC_SIZE_3_0 && !left_out);
@@ -251,7 +251,11 @@ UNIT_TEST(abi_fit_for_older_module)
 	d.flags = VMSTACK_VM_F_JIT;
 	d.jit_anchor_ptr = 0x1000;
 	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == 0 && left_out);
-	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == sizeof(d) && !left_out);
+	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == VMSTACK_VM_DESC_SIZE_3_1 && !left_out);
+	/* A thread's own state (CPython) is not sent to a 3.1 module. */
+	d.state_from = VMSTACK_VM_STATE_THREAD;
+	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == 0 && left_out && strstr(left_out, "3.2"));
+	CHECK(vmstack_abi_fit_desc(&d, 2, &left_out) == sizeof(d) && !left_out);
 }
 
 void output_tests(void)

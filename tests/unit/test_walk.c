@@ -671,6 +671,145 @@ UNIT_TEST(walk_read_budget)
 	CHECK(w.n > 0 && ips[w.n - 1] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 5));
 }
 
+/*
+ * CPython 3.11's shape (ABI 3.2): C calls Python calls C calls Python. Each
+ * native frame of the interpreter has its _PyCFrame at sp + 0x40, linked
+ * from its thread's state, found on the interpreter's thread list by the
+ * thread's id; frames link by ->previous to the one marked is_entry;
+ * code objects are the identities, checked by their type word.
+ */
+#define PY_CFRAME	0x40
+#define PY_CODE_TYPE	0xc0de00UL
+
+static struct vmstack_vm_desc py_desc(void)
+{
+	struct vmstack_vm_desc d = { 0 };
+
+	d.code_start = VM_LO;
+	d.code_end = VM_HI;
+	d.flags = VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FRAME_PC | VMSTACK_VM_F_NO_BUILTINS |
+		  VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_TOP_AR | VMSTACK_VM_F_FUNC_IDENT |
+		  VMSTACK_VM_F_KIND_WORD;
+	d.state_from = VMSTACK_VM_STATE_THREAD;
+	d.state_addr = HEAP + 0xa00;
+	d.thr_head_off = 0x10;
+	d.thr_next_off = 0x08;
+	d.thr_tid_off = 0xa0;
+	d.thr_max = 8;
+	d.check_off = 0x18;
+	d.check_val = 1;
+	d.ar_off = PY_CFRAME;
+	d.state_ar_off = 0x38;
+	d.ar_prev_off = 0x10;
+	d.ar_chain_max = 8;
+	d.top_off = 0x08;
+	d.link = VMSTACK_VM_LINK_POINTER;
+	d.link_off = 0x30;
+	d.flags_off = 0x44;
+	d.bottom_flags = 0xff;
+	d.func_off = 0x20;
+	d.func_mask = ~0ULL;
+	d.kind_off = 0x08;
+	d.kind_word = PY_CODE_TYPE;
+	d.frame_pc_off = 0x38;
+	d.max_frames = 16;
+	return d;
+}
+
+static void py_frame(unsigned long f, unsigned long prev, unsigned long code, bool entry)
+{
+	fake_put64(f + 0x20, code);
+	fake_put64(f + 0x30, prev);
+	fake_put64(f + 0x38, code + 0xb8 + 6);
+	fake_put8(f + 0x44, entry);
+	fake_put64(code + 0x08, PY_CODE_TYPE);
+}
+
+UNIT_TEST(walk_cpython_shape)
+{
+	struct vmstack_vm_desc d = py_desc();
+	const unsigned long ts = HEAP, other = HEAP + 0x200, interp = HEAP + 0x900;
+	const unsigned long cf1 = STACK + 0x110 + PY_CFRAME, cf0 = STACK + 0x310 + PY_CFRAME;
+	const unsigned long f1 = HEAP + 0x400, f2 = HEAP + 0x480, f3 = HEAP + 0x500;
+	const unsigned long c1 = HEAP + 0x1000, c2 = HEAP + 0x1100, c3 = HEAP + 0x1200;
+	struct vmstack_walk w;
+	unsigned long reads;
+
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	mem_setup();
+	/* leaf C -> inner interpreter -> C bridge -> outer interpreter -> main */
+	fp_frame(STACK + 0x100, STACK + 0x200, VM_LO + 0x20);
+	fp_frame(STACK + 0x200, STACK + 0x300, 0x500040);
+	fp_frame(STACK + 0x300, STACK + 0x400, VM_LO + 0x30);
+	fp_frame(STACK + 0x400, 0, MAIN_RA);
+	/* Two threads; ours (tid 42) is second on the list. */
+	fake_put64(HEAP + 0xa00, interp);
+	fake_put64(interp + 0x10, other);
+	fake_put64(other + 0x08, ts);
+	fake_put32(other + 0xa0, 41);
+	fake_put8(other + 0x18, 1);
+	fake_put32(ts + 0xa0, 42);
+	fake_put8(ts + 0x18, 1);
+	fake_put64(ts + 0x38, cf1);
+	fake_put64(cf1 + 0x08, f3);
+	fake_put64(cf1 + 0x10, cf0);
+	fake_put64(cf0 + 0x08, f2);
+	fake_put64(cf0 + 0x10, ts + 0x150);	/* the root _PyCFrame, then NULL */
+	py_frame(f1, 0, c1, true);
+	py_frame(f2, f1, c2, false);
+	py_frame(f3, f2, c3, true);
+	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.tid = 42;
+	CHECK(vmstack_walk_user(&w) == 9);
+	CHECK(ips[0] == 0x500000);
+	CHECK(ips[1] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, c3) && ips[2] == c3 + 0xb8 + 6);
+	CHECK(ips[3] == 0x500040);
+	CHECK(ips[4] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, c2));
+	CHECK(ips[6] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, c1) && ips[8] == MAIN_RA);
+	CHECK(w.flags == VMSTACK_SF_VM);
+
+	/* The inner activation not linked yet (its prologue): its native frame stays. */
+	fake_put64(ts + 0x38, cf0);
+	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.tid = 42;
+	CHECK(vmstack_walk_user(&w) == 8);
+	CHECK(ips[1] == VM_LO + 0x20 && ips[2] == 0x500040);
+	CHECK(ips[3] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, c2) && ips[7] == MAIN_RA);
+
+	/* A thread not on the list: no state, native frames after a marker. */
+	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.tid = 7;
+	vmstack_walk_user(&w);
+	CHECK(ips[1] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 1) && ips[2] == VM_LO + 0x20);
+	CHECK(w.flags & VMSTACK_SF_VM_BROKEN);
+
+	/* A code object of another type: bad data, cut. */
+	fake_put64(ts + 0x38, cf1);
+	fake_put64(c3 + 0x08, PY_CODE_TYPE + 8);
+	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.tid = 42;
+	vmstack_walk_user(&w);
+	CHECK(ips[1] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 2));
+	/* A thread list that loops: bounded by thr_max. */
+	fake_put64(ts + 0x08, other);
+	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
+	w.vms = &d;
+	w.nr_vms = 1;
+	w.tid = 7;
+	reads = fake_mem_reads();
+	vmstack_walk_user(&w);
+	/* 2 to the list, 2 per state (8), once per sample; the native walk. */
+	CHECK(fake_mem_reads() - reads < 2 + 2 * 8 + 20);
+}
+
 UNIT_TEST(vm_desc_checks)
 {
 	struct vmstack_vm_desc d = toy_desc();
@@ -686,6 +825,18 @@ UNIT_TEST(vm_desc_checks)
 	CHECK(vmstack_vm_desc_check(&d) != NULL);
 	d = toy_desc();
 	d.top_reg = __VMSTACK_VM_REG_MAX;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	/* A thread list: aligned, 1..VMSTACK_VM_THREADS_MAX states. */
+	d = py_desc();
+	d.thr_max = VMSTACK_VM_THREADS_MAX + 1;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	d = py_desc();
+	d.state_addr |= 4;
+	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	/* A chain needs a state. */
+	d = py_desc();
+	d.state_from = VMSTACK_VM_STATE_NONE;
+	d.top_reg = VMSTACK_VM_REG_RBP;
 	CHECK(vmstack_vm_desc_check(&d) != NULL);
 }
 
@@ -705,6 +856,7 @@ void walk_tests(void)
 		{ "walk_jit_anchor_ptr", walk_jit_anchor_ptr },
 		{ "walk_steps_rise_by_a_word", walk_steps_rise_by_a_word },
 		{ "walk_read_budget", walk_read_budget },
+		{ "walk_cpython_shape", walk_cpython_shape },
 		{ "vm_desc_checks", vm_desc_checks },
 	};
 	unit_run(t, sizeof(t) / sizeof(t[0]));

@@ -40,7 +40,8 @@ static const struct field fields[] = {
 	F(jit_state_off, 1), F(jit_top_off, 1), F(state_ar_off, 1),
 	F(ar_mask, 0), F(ar_prev_off, 1), F(ar_chain_max, 0),
 	F(jit_link_off, 1), F(jit_root_off, 1), F(jit_side_off, 1), F(jit_near_max, 0),
-	F(jit_anchor_ptr, 0),
+	F(jit_anchor_ptr, 0), F(thr_head_off, 1), F(thr_next_off, 1), F(thr_tid_off, 1),
+	F(thr_max, 0), F(kind_word, 0),
 };
 
 /* Fields renamed since texts were first written: the old keys still work. */
@@ -58,7 +59,8 @@ struct word {
 
 static const struct word states[] = {
 	{ "none", VMSTACK_VM_STATE_NONE }, { "ar", VMSTACK_VM_STATE_AR },
-	{ "global", VMSTACK_VM_STATE_GLOBAL }, { NULL, 0 } };
+	{ "global", VMSTACK_VM_STATE_GLOBAL }, { "thread", VMSTACK_VM_STATE_THREAD },
+	{ NULL, 0 } };
 static const struct word links[] = {
 	{ "pointer", VMSTACK_VM_LINK_POINTER },
 	{ "tagged_delta", VMSTACK_VM_LINK_TAGGED_DELTA }, { NULL, 0 } };
@@ -78,7 +80,9 @@ static const struct word flag_words[] = {
 	{ "ident_check", VMSTACK_VM_F_IDENT_CHECK }, { "jit", VMSTACK_VM_F_JIT },
 	{ "cont_bottom", VMSTACK_VM_F_CONT_BOTTOM }, { "ar_empty", VMSTACK_VM_F_AR_EMPTY },
 	{ "ar_chain", VMSTACK_VM_F_AR_CHAIN }, { "jit_near", VMSTACK_VM_F_JIT_NEAR },
-	{ "ref32", VMSTACK_VM_F_REF32 }, { NULL, 0 } };
+	{ "ref32", VMSTACK_VM_F_REF32 }, { "top_ar", VMSTACK_VM_F_TOP_AR },
+	{ "func_ident", VMSTACK_VM_F_FUNC_IDENT }, { "kind_word", VMSTACK_VM_F_KIND_WORD },
+	{ NULL, 0 } };
 
 static int lookup(const struct word *w, const char *s, unsigned int *v)
 {

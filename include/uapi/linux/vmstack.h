@@ -36,6 +36,10 @@
  *   3.1  VMSTACK_VM_F_REF32 (32-bit VM references: LuaJIT without GC64)
  *        and the jit_anchor_ptr field of the VM descriptor (compiled code
  *        that keeps no register on the VM's global state).
+ *   3.2  VMSTACK_VM_STATE_THREAD (each thread's own state, found on the
+ *        VM's list of them by thread id), VMSTACK_VM_F_TOP_AR,
+ *        VMSTACK_VM_F_FUNC_IDENT, VMSTACK_VM_F_KIND_WORD, VMSTACK_VM_F_AR_CHAIN
+ *        for VMs in plain C, and the thr_* and kind_word fields (CPython 3.11).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -45,7 +49,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	1
+#define VMSTACK_ABI_MINOR	2
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -68,7 +72,12 @@
 
 /* What SESSION_START takes when an attribute is left out. */
 #define VMSTACK_DEFAULT_FREQ		999
-#define VMSTACK_DEFAULT_MAX_DEPTH	128
+/*
+ * Words per stack, kernel and user each (a VM script frame takes two: its
+ * identity and its PC); 256 since 3.2, when CPython's deep stacks (asyncio
+ * under an import) overran 128.
+ */
+#define VMSTACK_DEFAULT_MAX_DEPTH	256
 #define VMSTACK_DEFAULT_RING_PAGES	64
 
 /*
@@ -341,6 +350,16 @@ enum vmstack_vm_state {
 	VMSTACK_VM_STATE_AR,
 	/* *(state_addr): a pointer variable the VM keeps current */
 	VMSTACK_VM_STATE_GLOBAL,
+	/*
+	 * (Since ABI 3.2.) The sampled thread's own state, on the VM's list
+	 * of thread states: the first at *(*(state_addr) + thr_head_off),
+	 * each next at *(T + thr_next_off), at most thr_max of them; the
+	 * one whose u32 at T + thr_tid_off is the thread's id (as gettid()
+	 * returns it in the thread) is taken. Looked up once per sample.
+	 * (CPython: interpreter -> threads.head, tstate->next,
+	 * tstate->native_thread_id.) A thread not on the list has no state.
+	 */
+	VMSTACK_VM_STATE_THREAD,
 	__VMSTACK_VM_STATE_MAX,
 };
 
@@ -420,7 +439,10 @@ enum vmstack_vm_reg {
  * linked yet or has unlinked already (entry and exit code; LuaJIT's FFI
  * callbacks, whose AR still holds the state of the last call): treated as
  * empty (F_AR_EMPTY). A chain unreadable or longer than ar_chain_max
- * proves nothing: the AR is taken.
+ * proves nothing: the AR is taken. Since ABI 3.2 also with STATE_THREAD
+ * or STATE_GLOBAL (ar_off from the VM's native frame's sp): with
+ * F_NATIVE_STEP an unlinked AR leaves the native frame as it is (CPython's
+ * _PyCFrame before _PyEval_EvalFrameDefault links it, and after).
  */
 #define VMSTACK_VM_F_AR_CHAIN		(1U << 8)
 /*
@@ -446,8 +468,27 @@ enum vmstack_vm_reg {
  * the function in the low half and the link in the high half.)
  */
 #define VMSTACK_VM_F_REF32		(1U << 10)
-#define VMSTACK_VM_F_ALL		((1U << 11) - 1)
+/*
+ * (Since ABI 3.2.) The top VM frame is *(AR + top_off) + top_adj: each
+ * activation record keeps its own (CPython's _PyCFrame.current_frame),
+ * instead of *(state + top_off) for the innermost one.
+ */
+#define VMSTACK_VM_F_TOP_AR		(1U << 11)
+/*
+ * (Since ABI 3.2.) A frame's function is its own identity (function +
+ * ident_adj; ident_off unused): CPython's code objects.
+ */
+#define VMSTACK_VM_F_FUNC_IDENT		(1U << 12)
+/*
+ * (Since ABI 3.2.) A function's kind is the u64 at function + kind_off:
+ * kind_word is a script function (a type pointer: CPython's &PyCode_Type);
+ * anything else a builtin, or bad data with F_NO_BUILTINS. kind_script
+ * and kind_native are unused.
+ */
+#define VMSTACK_VM_F_KIND_WORD		(1U << 13)
+#define VMSTACK_VM_F_ALL		((1U << 14) - 1)
 #define VMSTACK_VM_AR_CHAIN_MAX		64
+#define VMSTACK_VM_THREADS_MAX		256
 #define VMSTACK_VM_JIT_NEAR_MAX		32
 
 struct vmstack_vm_desc {
@@ -552,11 +593,18 @@ struct vmstack_vm_desc {
 	__u32 jit_near_max;	/* F_JIT_NEAR: 1..VMSTACK_VM_JIT_NEAR_MAX */
 	/* ABI 3.0 ends here. */
 	__u64 jit_anchor_ptr;	/* 3.1: F_JIT with jit_reg NONE */
-	/* ABI 3.1 ends here; new fields go below (a minor addition). */
+	/* ABI 3.1 ends here. */
+	__s32 thr_head_off;	/* 3.2: STATE_THREAD */
+	__s32 thr_next_off;
+	__s32 thr_tid_off;
+	__u32 thr_max;		/* 1..VMSTACK_VM_THREADS_MAX */
+	__u64 kind_word;	/* 3.2: F_KIND_WORD */
+	/* ABI 3.2 ends here; new fields go below (a minor addition). */
 };
 /* The struct's size at each minor: modules take from the 3.0 size on. */
 #define VMSTACK_VM_DESC_SIZE_3_0	240
 #define VMSTACK_VM_DESC_SIZE_3_1	248
+#define VMSTACK_VM_DESC_SIZE_3_2	272
 #define VMSTACK_VM_DESC_MIN_SIZE	VMSTACK_VM_DESC_SIZE_3_0
 #define VMSTACK_VM_DESC_MAX_SIZE	1024
 
