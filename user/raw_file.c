@@ -7,8 +7,11 @@
 #include "raw_file.h"
 #include "util.h"
 
-/* 3: VM words of ABI 2 (the descriptor's index, 57-bit values). */
-#define RAW_MAGIC "VMSTACK-RAW 3\n"
+/*
+ * 3: VM words of ABI 2 (the descriptor's index, 57-bit values).
+ * 4: VM names by word and PC (CPython's name the line).
+ */
+#define RAW_MAGIC "VMSTACK-RAW 4\n"
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec)
@@ -89,11 +92,12 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 	}
 	raw->sym = vmstack_symbolizer_new(raw->pid);
 	for (i = 0; i < nvm && fgets(line, sizeof(line), f); i++) {
-		char *name;
-		unsigned long long ident = strtoull(line, &name, 16);
+		char *pc_at, *name;
+		unsigned long long ident = strtoull(line, &pc_at, 16);
+		unsigned long long pc = strtoull(pc_at, &name, 16);
 
 		name[strcspn(name, "\n")] = 0;
-		vmstack_symbolizer_add_vm_name(raw->sym, ident, name + (*name == ' '));
+		vmstack_symbolizer_add_vm_name(raw->sym, ident, pc, name + (*name == ' '));
 	}
 	if (i < nvm || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {
 		free(maps);

@@ -264,8 +264,9 @@ struct vmstack_file {
 	struct vmstack_symtab tab;
 };
 
+/* A VM frame's name, by its word and (for runtimes naming lines) its PC. */
 struct vm_name {
-	uint64_t ident;
+	uint64_t ident, pc;
 	char *name;
 };
 
@@ -297,17 +298,26 @@ void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 		s->vm_namer[vm] = *namer;
 }
 
-static size_t vm_slot(struct vmstack_symbolizer *s, uint64_t ident)
+static size_t vm_slot(struct vmstack_symbolizer *s, uint64_t ident, uint64_t pc)
 {
-	size_t j = hash_bytes(&ident, sizeof(ident), 1) & (s->vm_nslots - 1);
+	uint64_t key[2] = { ident, pc };
+	size_t j = hash_bytes(key, sizeof(key), 1) & (s->vm_nslots - 1);
 
-	while (s->vm_names[j].name && s->vm_names[j].ident != ident)
+	while (s->vm_names[j].name &&
+	       (s->vm_names[j].ident != ident || s->vm_names[j].pc != pc))
 		j = (j + 1) & (s->vm_nslots - 1);
 	return j;
 }
 
-/* Cache @name for @ident (the first name given wins). */
-static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident,
+/* The PC a frame's name is kept by: 0 unless its runtime names lines. */
+static uint64_t vm_name_pc(const struct vmstack_symbolizer *s, const struct vmstack_frame *f)
+{
+	return f->vm < VMSTACK_VM_MAX && s->vm_namer[f->vm].by_pc &&
+	       f->kind == VMSTACK_FRAME_SCRIPT ? f->pc : 0;
+}
+
+/* Cache @name for @ident at @pc (the first name given wins). */
+static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident, uint64_t pc,
 			const char *name)
 {
 	size_t i, j;
@@ -320,13 +330,14 @@ static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident,
 		s->vm_names = xcalloc(s->vm_nslots, sizeof(*s->vm_names));
 		for (i = 0; i < old; i++)
 			if (v[i].name)
-				s->vm_names[vm_slot(s, v[i].ident)] = v[i];
+				s->vm_names[vm_slot(s, v[i].ident, v[i].pc)] = v[i];
 		free(v);
 	}
-	j = vm_slot(s, ident);
+	j = vm_slot(s, ident, pc);
 	if (s->vm_names[j].name)
 		return;
 	s->vm_names[j].ident = ident;
+	s->vm_names[j].pc = pc;
 	s->vm_names[j].name = xstrdup(name);
 	s->vm_n++;
 }
@@ -337,21 +348,26 @@ void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
 	const struct vmstack_vm_namer *namer = &s->vm_namer[f->vm];
 	char name[256];
 
+	uint64_t pc = vm_name_pc(s, f);
+
 	if (f->kind == VMSTACK_FRAME_CUT || !namer->name ||
-	    (s->vm_nslots && s->vm_names[vm_slot(s, f->word)].name))
+	    (s->vm_nslots && s->vm_names[vm_slot(s, f->word, pc)].name))
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
 	if (namer->name(namer->build, s->pid, f, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s",
 			 f->kind == VMSTACK_FRAME_SCRIPT ? "[unreadable]" :
 			 f->kind == VMSTACK_FRAME_JIT ? "[jit]" : "[builtin]");
-	vm_name_put(s, f->word, name);
+	vm_name_put(s, f->word, pc, name);
 }
 
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
-				    uint64_t ident, const char *name)
+				    uint64_t ident, uint64_t pc, const char *name)
 {
-	vm_name_put(s, ident, name);
+	/* A recording's names by PC: that VM's runtime names lines. */
+	if (pc)
+		s->vm_namer[vmstack_vmw_vm(ident)].by_pc = true;
+	vm_name_put(s, ident, pc, name);
 }
 
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s)
@@ -366,8 +382,8 @@ int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
 
 	for (i = 0; i < s->vm_nslots; i++)
 		if (s->vm_names[i].name &&
-		    fprintf(f, "%" PRIx64 " %s\n", s->vm_names[i].ident,
-			    s->vm_names[i].name) < 0)
+		    fprintf(f, "%" PRIx64 " %" PRIx64 " %s\n", s->vm_names[i].ident,
+			    s->vm_names[i].pc, s->vm_names[i].name) < 0)
 			return -1;
 	return 0;
 }
@@ -379,7 +395,7 @@ const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s,
 	const char *name = NULL;
 
 	if (s->vm_nslots && f->kind != VMSTACK_FRAME_CUT)
-		name = s->vm_names[vm_slot(s, f->word)].name;
+		name = s->vm_names[vm_slot(s, f->word, vm_name_pc(s, f))].name;
 	if (name)
 		snprintf(buf, len, "%s", name);
 	else if (f->kind == VMSTACK_FRAME_SCRIPT)
@@ -503,6 +519,11 @@ int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s)
 	added = vmstack_symbolizer_add_maps(s, f);
 	fclose(f);
 	return added;
+}
+
+int vmstack_symbolizer_knows(struct vmstack_symbolizer *s, uint64_t addr)
+{
+	return vmstack_is_vmw(addr) || vmstack_maps_find(&s->maps, addr) != NULL;
 }
 
 size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s)

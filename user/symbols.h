@@ -7,6 +7,7 @@
 #ifndef VMSTACK_SYMBOLS_H
 #define VMSTACK_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +70,8 @@ int vmstack_symbolizer_add_maps(struct vmstack_symbolizer *s, FILE *f);
 /* Every mapping seen, as maps lines (device numbers are not kept). */
 int vmstack_symbolizer_write_maps(const struct vmstack_symbolizer *s, FILE *f);
 size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s);
+/* Is @addr in a mapping read so far (or a VM word)? */
+int vmstack_symbolizer_knows(struct vmstack_symbolizer *s, uint64_t addr);
 /* Called for each executable file mapping when it is first seen. */
 typedef void (*vmstack_new_map_fn)(void *arg, struct vmstack_map *m);
 void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
@@ -88,6 +91,7 @@ struct vmstack_vm_namer {
 	int (*name)(const void *build, int pid, const struct vmstack_frame *f,
 		    char *buf, size_t len);
 	const void *build;	/* the runtime's description of the build */
+	bool by_pc;		/* names differ by the frame's PC (lines): kept by word and PC */
 };
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 				     unsigned int vm,
@@ -95,9 +99,9 @@ void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 /* Name VM frame @f now (while the target lives), if not named yet. */
 void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
 				const struct vmstack_frame *f);
-/* The cached names, by tagged word, for saving and loading recordings. */
+/* The cached names, by tagged word and PC, for saving and loading recordings. */
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
-				    uint64_t ident, const char *name);
+				    uint64_t ident, uint64_t pc, const char *name);
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s);
 int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
 				      FILE *f);

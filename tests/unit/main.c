@@ -25,6 +25,7 @@ void output_tests(void);
 void hist_raw_tests(void);
 void vm_tests(void);
 void walk_tests(void);
+void cpython_lines_tests(void);
 
 int main(void)
 {
@@ -35,5 +36,6 @@ int main(void)
 	hist_raw_tests();
 	vm_tests();
 	walk_tests();
+	cpython_lines_tests();
 	return 0;
 }

@@ -40,8 +40,13 @@ UNIT_TEST(raw_file_round_trip)
 	int i, fd;
 
 	CHECK(vmstack_symbolizer_refresh(sym) > 0);
-	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234),
+	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
 				       "app.lua:10");
+	/* VM 1 names lines: one identity, two PCs, two names. */
+	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x100,
+				       "f (a.py:3)");
+	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
+				       "f (a.py:4)");
 	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
 	r.rec.hdr.size = sizeof(r);
 	r.rec.nr_user = 2;
@@ -62,17 +67,24 @@ UNIT_TEST(raw_file_round_trip)
 					   .word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234) };
 
 		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "app.lua:10"));
+		f.vm = 1;
+		f.value = 0x5678;
+		f.word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678);
+		f.pc = 0x120;
+		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "f (a.py:4)"));
+		f.pc = 0x100;
+		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "f (a.py:3)"));
 	}
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 3\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 4\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));
 	/* An older format is named, not misread. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 2\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
+	fputs("VMSTACK-RAW 3\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "another vmstack version"));

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_facts.h"
 #include "symbols.h"
 #include "unit.h"
 #include "util.h"
@@ -164,6 +165,76 @@ UNIT_TEST(luajit_code_disagrees)
 			    "build/unit-tarantool-gettop");
 	r = detect(rt_named("luajit"), copy);
 	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "lua_gettop"));
+	unlink(copy);
+}
+
+/*
+ * CPython 3.11 (Debian 12's 3.11.2, build-ids below): found in the
+ * executable and in the library by Py_Version and their exported symbols;
+ * where each build's _PyCFrame sits, read off its prologue by hand
+ * (objdump -d): rsp + 0xb0 in python3.11, rsp + 0xc0 in libpython3.11.
+ * Another build of 3.11 must be found too, its offset unchecked here.
+ */
+UNIT_TEST(cpython_builds_found)
+{
+	static const struct {
+		const char *path, *build_id;
+		uint64_t lo, hi;
+		int32_t cframe;
+	} b[] = {
+		{ "/usr/bin/python3.11", "571d98e01096d5c1c32420d229a6731a0a50d2a0",
+		  0x12b0f0, 0x12b0f0 + 0xd95c, 0xb0 },	/* from its first load at 0x400000 */
+		{ "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+		  "9c43ffefa67ac31d2070c69c46db6d8ced25b942", 0x105200, 0, 0xc0 },
+	};
+	const struct vmstack_runtime *py = rt_named("cpython");
+	struct found r;
+	size_t i;
+
+	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		char id[64] = "";
+		int fd = open(b[i].path, O_RDONLY);
+		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+
+		CHECK(elf && !vmstack_elf_build_id(elf, id, sizeof(id)));
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		r = detect(py, b[i].path);
+		CHECK(r.verdict == VMSTACK_DETECT_YES);
+		CHECK(r.f.build_name && !strcmp(r.f.build_name, "CPython 3.11.2"));
+		CHECK(r.f.desc.state_from == VMSTACK_VM_STATE_THREAD &&
+		      r.f.desc.thr_tid_off == 0xa0 && r.f.desc.state_ar_off == 0x38);
+		if (strcmp(id, b[i].build_id)) {
+			fprintf(stderr, "  %s: build %s, not the one checked by hand\n", b[i].path, id);
+			CHECK(r.f.desc.ar_off > 0);
+			continue;
+		}
+		CHECK(r.f.desc.ar_off == b[i].cframe && r.lo == b[i].lo);
+		CHECK(!b[i].hi || r.hi == b[i].hi);
+	}
+	/* Not CPython: not claimed. */
+	CHECK(detect(py, "/usr/bin/lua5.4").verdict == VMSTACK_DETECT_NO);
+	CHECK(detect(py, "/usr/bin/luajit").verdict == VMSTACK_DETECT_NO);
+}
+
+/* A build whose prologue does not link the _PyCFrame as vmstack knows: refused. */
+UNIT_TEST(cpython_code_disagrees)
+{
+	/* lea 0xb0(%rsp),%rcx; mov %rcx,0x38(%rdi) -> mov %rcx,0x40(%rdi) */
+	static const unsigned char link[] = { 0x48, 0x8d, 0x8c, 0x24, 0xb0, 0x00, 0x00, 0x00,
+					      0x48, 0x89, 0x4f, 0x38 };
+	static const unsigned char link2[] = { 0x48, 0x8d, 0x8c, 0x24, 0xb0, 0x00, 0x00, 0x00,
+					       0x48, 0x89, 0x4f, 0x40 };
+	const char *copy = patched_copy("/usr/bin/python3.11", link, link2, sizeof(link),
+					"build/unit-python-cframe");
+	struct found r;
+
+	if (!copy)
+		return;
+	r = detect(rt_named("cpython"), copy);
+	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "_PyCFrame"));
 	unlink(copy);
 }
 
@@ -339,7 +410,7 @@ static int name_a(const void *build, int pid, const struct vmstack_frame *f,
 UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
-	struct vmstack_vm_namer a = { name_a, "first" }, b = { name_a, "second" };
+	struct vmstack_vm_namer a = { name_a, "first", false }, b = { name_a, "second", false };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0,
 				    .word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10) };
 	struct vmstack_frame f1 = f0;
@@ -364,6 +435,8 @@ void vm_tests(void)
 		{ "luajit_production_builds", luajit_production_builds },
 		{ "luajit_code_disagrees", luajit_code_disagrees },
 		{ "lua54_versions_found", lua54_versions_found },
+		{ "cpython_builds_found", cpython_builds_found },
+		{ "cpython_code_disagrees", cpython_code_disagrees },
 		{ "runtime_table", runtime_table },
 		{ "vm_text_parse", vm_text_parse },
 		{ "luajit_builtin_names", luajit_builtin_names },

@@ -15,7 +15,7 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 		  const char *label,
 		  const struct vmstack_runtime *rt, const void *build)
 {
-	struct vmstack_vm_namer namer = { rt->namer, build };
+	struct vmstack_vm_namer namer = { rt->namer, build, rt->names_by_pc };
 	size_t len = strlen(a->label);
 	char msg[256];
 

@@ -16,6 +16,7 @@
 #ifndef VMSTACK_VM_RUNTIME_H
 #define VMSTACK_VM_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/vmstack.h>
 
@@ -50,6 +51,8 @@ struct vmstack_runtime {
 	/* Name VM frame @f of process @pid, of build @build: 0, or -1. */
 	int (*namer)(const void *build, int pid, const struct vmstack_frame *f,
 		     char *buf, size_t len);
+	/* A frame's name depends on its PC (the line it is at), not only its identity. */
+	bool names_by_pc;
 };
 
 /* The runtimes, NULL-terminated. */
