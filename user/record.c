@@ -58,7 +58,7 @@ static const struct cli_option options[] = {
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
 	{ "unwind", OPT_UNWIND, "MODE", "user stacks by 'cfi' (default: rules from each\n"
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
-	{ "max-depth", OPT_MAX_DEPTH, "N", "frames per stack, kernel and user each (default "
+	{ "max-depth", OPT_MAX_DEPTH, "N", "frames per stack, kernel and user each; a VM's script frame counts\ntwo (default "
 	  XSTR(VMSTACK_DEFAULT_MAX_DEPTH) ",\nmax " XSTR(VMSTACK_MAX_DEPTH) ")" },
 	{ "ring-pages", OPT_RING_PAGES, "N", "ring buffer pages per CPU, a power of 2 (default "
 	  XSTR(VMSTACK_DEFAULT_RING_PAGES) ")" },
@@ -284,6 +284,7 @@ struct recording {
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	char comm[64];
 	int exited;			/* the target is gone */
+	int maps_stale;			/* a sample ran in a mapping not read yet */
 	int older_module;		/* said that the module lacks a feature */
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
@@ -342,15 +343,20 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	struct vmstack_frame_iter it;
 	struct vmstack_frame f;
 
-	/* VM objects may be freed soon: name new VM frames now. */
-	if (rec->hdr.flags & VMSTACK_SF_VM) {
-		/* __u64 and uint64_t: the same 64 bits, two spellings. */
-		vmstack_frames_start(&it, (const uint64_t *)rec->ips, rec->nr_kernel, rec->nr_user,
-				     rec->hdr.flags);
-		while (vmstack_frames_next(&it, &f))
-			if (vmstack_frame_is_vm(f.kind))
-				vmstack_symbolizer_note_vm(r->sym, &f);
-	}
+	/*
+	 * VM objects may be freed soon: name new VM frames now. Code in a
+	 * mapping not read yet (dlopen) should have its unwind rules reach
+	 * the module now, not at the next periodic refresh.
+	 */
+	/* __u64 and uint64_t: the same 64 bits, two spellings. */
+	vmstack_frames_start(&it, (const uint64_t *)rec->ips, rec->nr_kernel, rec->nr_user,
+			     rec->hdr.flags);
+	while (vmstack_frames_next(&it, &f))
+		if (vmstack_frame_is_vm(f.kind))
+			vmstack_symbolizer_note_vm(r->sym, &f);
+		else if (f.kind == VMSTACK_FRAME_NATIVE && !r->maps_stale &&
+			 !vmstack_symbolizer_knows(r->sym, f.value))
+			r->maps_stale = 1;
 	vmstack_stacks_add(&r->stacks, rec);
 	if (r->o->raw)
 		vmstack_raw_append(&r->raw, rec);
@@ -508,12 +514,14 @@ static void record_loop(struct recording *r, int pidfd)
 			break;
 		/*
 		 * New libraries (dlopen) and a changed name (exec): each second,
-		 * and every 10 ms for half a second after a new mapping, while
-		 * a dynamic loader maps libraries.
+		 * every 10 ms for half a second after a new mapping, while a
+		 * dynamic loader maps libraries, and within 50 ms of a sample
+		 * in code of a mapping not read yet.
 		 */
-		if (now() - last_refresh >= (now() - last_change < 0.5 ? 0.0 : 1.0) &&
-		    !r->exited) {
+		if (now() - last_refresh >= (now() - last_change < 0.5 ? 0.0 :
+					     r->maps_stale ? 0.05 : 1.0) && !r->exited) {
 			last_refresh = now();
+			r->maps_stale = 0;
 			if (vmstack_symbolizer_refresh(r->sym) > 0)
 				last_change = last_refresh;
 			if (o->vm == VM_AUTO)
