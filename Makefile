@@ -41,7 +41,7 @@ WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c module/vm_ch
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
-	     $(B)/workloads/libdlspin.so
+	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
 
 .PHONY: all module tools asan check check-debug check-kernels lint demo bench clean
 all: module tools
@@ -111,6 +111,12 @@ $(B)/workloads/calltree-nofp: tests/workloads/calltree.c Makefile | $(B)
 $(B)/workloads/libdlspin.so: tests/workloads/dlspin/dlspin.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fPIC -shared -fomit-frame-pointer $< -o $@
+
+# The CPython 3.11 extension the Python workloads use (Debian's
+# python3.11-dev headers; no python3-config needed).
+$(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so: tests/workloads/python/vmsext.c Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -shared -fPIC -O2 -g -fno-omit-frame-pointer -I/usr/include/python3.11 $< -o $@
 
 # The sandwich demo: C embedding LuaJIT (Debian's libluajit-5.1).
 $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)

@@ -2,7 +2,9 @@
 # targets whose mappings keep changing (dlopen/dlclose churn) and whose
 # stacks cross into a VM (the LuaJIT sandwich), and Tarantool (the
 # original crash: its LuaJIT layout from DWARF, 32-bit references, fibers,
-# JIT on): a report of either sanitizer, or a leak, fails it.
+# JIT on), and CPython 3.11 (names read from its code objects, by line;
+# extensions dlopen'ed; the C->Py->C->Py->C sandwich): a report of either
+# sanitizer, or a leak, fails it.
 . tests/guest/lib.sh
 rec=build/asan/vmstack-record
 [ -x $rec ] || fail "$rec missing (make asan)"
@@ -27,4 +29,8 @@ $rec -q -o /tmp/asan-tt.folded -- tarantool tests/workloads/lua/tarantool_split.
 	$((3 * scale)) >/dev/null 2>/tmp/asan-tt.err
 sanitized tarantool /tmp/asan-tt.err $?
 grep -q 'tarantool_split.lua:34_\[vm\]' /tmp/asan-tt.folded || fail "tarantool: no Lua frames"
+VMSEXT_DIR=build/workloads $rec -q -o /tmp/asan-py.folded -- /usr/bin/python3.11 \
+	tests/workloads/python/known.py $((3 * scale)) sandwich 2>/tmp/asan-py.err
+sanitized python /tmp/asan-py.err $?
+grep -q ';inner ([^;]*known.py:[0-9]*)_\[vm\];' /tmp/asan-py.folded || fail "python: no Python frames"
 true
