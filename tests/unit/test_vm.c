@@ -325,6 +325,18 @@ UNIT_TEST(vm_text_parse)
 	/* jit_ar_mask: the old name of ar_mask, still read. */
 	CHECK(t[0].desc.cont_off == -24 && t[0].desc.cont_val == 1 && t[0].desc.ar_mask == 3);
 	CHECK(t[0].desc.ar_prev_off == 0x20 && t[0].desc.ar_chain_max == 64);
+	/* ABI 3.2's: a thread's own state, the top in the AR, code objects. */
+	CHECK(vmstack_vm_text_parse("vmstack-vm 3\nnamer cpython\nstate_from thread\n"
+				    "thr_head_off 16\nthr_next_off 8\nthr_tid_off 0xa0\n"
+				    "thr_max 256\nkind_word 0xc0de00\n"
+				    "flags native_step,top_ar,func_ident,kind_word\nend\n",
+				    t, 4, err, sizeof(err)) == 1);
+	CHECK(t[0].namer == vmstack_runtime_find("python"));
+	CHECK(t[0].desc.state_from == VMSTACK_VM_STATE_THREAD && t[0].desc.thr_head_off == 16 &&
+	      t[0].desc.thr_next_off == 8 && t[0].desc.thr_tid_off == 0xa0 &&
+	      t[0].desc.thr_max == 256 && t[0].desc.kind_word == 0xc0de00);
+	CHECK(t[0].desc.flags == (VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_TOP_AR |
+				  VMSTACK_VM_F_FUNC_IDENT | VMSTACK_VM_F_KIND_WORD));
 	/* Every mistake names its line. */
 	CHECK(vmstack_vm_text_parse("vmstack-vm 1\n", t, 4, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "line 1"));
