@@ -42,7 +42,11 @@
 
 struct cpython_layout {
 	unsigned int major, minor;	/* Py_Version's, e.g. 3, 11 */
-	int32_t rt_interp_head;		/* _PyRuntime.interpreters.head */
+	/*
+	 * _PyRuntime.interpreters.main: the main interpreter (.head is the
+	 * newest, a subinterpreter once a program makes one).
+	 */
+	int32_t rt_interp_main;
 	int32_t is_threads_head;	/* PyInterpreterState.threads.head */
 	/* PyThreadState */
 	int32_t ts_next, ts_interp, ts_initialized, ts_cframe, ts_native_tid;
@@ -61,7 +65,7 @@ struct cpython_layout {
 /* CPython 3.11 (v3.11.0 .. v3.11.x): checked on Debian 12's 3.11.2. */
 static const struct cpython_layout py311 = {
 	.major = 3, .minor = 11,
-	.rt_interp_head = 0x28,
+	.rt_interp_main = 0x30,
 	.is_threads_head = 0x10,
 	.ts_next = 0x08, .ts_interp = 0x10, .ts_initialized = 0x18,
 	.ts_cframe = 0x38, .ts_native_tid = 0xa0,
@@ -181,7 +185,7 @@ static bool process_agrees(const struct cpython_layout *L, int pid, uint64_t run
 	uint64_t interp = 0, ts = 0, back = 0;
 	int32_t init = 0;
 
-	if (pid <= 0 || read_target(pid, runtime + L->rt_interp_head, &interp, 8) || !interp ||
+	if (pid <= 0 || read_target(pid, runtime + L->rt_interp_main, &interp, 8) || !interp ||
 	    read_target(pid, interp + L->is_threads_head, &ts, 8) || !ts)
 		return true;
 	if (!read_target(pid, ts + L->ts_interp, &back, 8) && back == interp &&
@@ -263,9 +267,12 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	d->flags = VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FRAME_PC | VMSTACK_VM_F_NO_BUILTINS |
 		   VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_TOP_AR | VMSTACK_VM_F_FUNC_IDENT |
 		   VMSTACK_VM_F_KIND_WORD;
-	/* The thread's own state: interpreter -> threads.head -> next ... */
+	/*
+	 * The thread's own state: main interpreter -> threads.head -> next
+	 * ... (threads of subinterpreters are not looked for).
+	 */
 	d->state_from = VMSTACK_VM_STATE_THREAD;
-	d->state_addr = runtime.st_value + bias + L->rt_interp_head;
+	d->state_addr = runtime.st_value + bias + L->rt_interp_main;
 	d->thr_head_off = L->is_threads_head;
 	d->thr_next_off = L->ts_next;
 	d->thr_tid_off = L->ts_native_tid;
