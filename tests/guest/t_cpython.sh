@@ -147,7 +147,7 @@ within 3 "$s1" "$p1" || fail "threads: shares off perf's by more than 3 points"
 [ "$r" -ge 95 ] || fail "threads: under 95% merged and rooted"
 
 # ---- gen: a generator pipeline and an asyncio task, where they run
-record /tmp/pyg.folded $((4 * scale)) gen
+record /tmp/pyg.folded $((6 * scale)) gen
 top /tmp/pyg.folded 2
 grep -E "task_work" /tmp/pyg.folded > /tmp/pyg.task
 top /tmp/pyg.task 1
