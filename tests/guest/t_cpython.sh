@@ -112,16 +112,14 @@ note "sandwich: inner's samples with the whole C->Py->C->Py->C chain $(pct $chai
 [ "$r" -ge 95 ] || fail "sandwich: under 95% merged and rooted at _start"
 within 3 "$s1" "${cpu%%/*}" "$s3" "${cpu##*/}" || fail "sandwich: shares off the script's CPU split"
 
-# ---- threads: each thread's own frames, not the GIL holder's. The
-# reference for the split is perf's samples per thread (comm work_a,
-# work_b) with the same event and rate: under TCG both samplers see about
-# 68/32 where the threads' own CPU clocks say 66.7/33.3.
-perf record --no-buildid -q -F 999 -o /tmp/pyt.perf -- $py $dir/known.py $((4 * scale)) threads \
-	>/dev/null 2>&1 || fail "threads: perf record failed"
-pa=$(perf script -i /tmp/pyt.perf -F comm 2>/dev/null | grep -c '^ *work_a *$')
-pb=$(perf script -i /tmp/pyt.perf -F comm 2>/dev/null | grep -c '^ *work_b *$')
-read -r p1 p2 p3 <<<"$(share3 "$pa" "$pb" 0)"
-record /tmp/pyt.folded $((4 * scale)) threads
+# ---- threads: each thread's own frames, not the GIL holder's. Both
+# threads on one CPU (they take turns on the GIL anyway): with a thread on
+# each vCPU, TCG's timers sample one vCPU more than the other (perf
+# agreed, 64-70% for the 2/3 thread), so the threads' own CPU clocks are
+# the reference only on one CPU.
+vmstack-record --stats -F 999 -o /tmp/pyt.folded -- taskset -c 0 $py $dir/known.py $((5 * scale)) \
+	threads 2>/tmp/pyt.folded.err || { cat /tmp/pyt.folded.err; fail "threads: record failed"; }
+grep -v "^hotline\|^done" /tmp/pyt.folded.err
 top /tmp/pyt.folded 2
 f=/tmp/pyt.folded
 a=$(count $f ";$(fr work_a)")
@@ -137,13 +135,13 @@ rb=$(count $f "$troot.*;Thread\._bootstrap \([^;]*threading\.py:[0-9]+\)_\[vm\];
 grep -E "Thread\._bootstrap" $f | grep -vE "$(fr work_a)|$(fr work_b)" | awk '{print $NF, $0}' |
 	sort -nr | head -5 | cut -c1-700
 read -r s1 s2 s3 <<<"$(share3 "$a" "$b" 0)"
-cpu=$(sed -n 's/.*mode=threads.*cpu_shares=\([0-9.\/]*\).*/\1/p' $f.err)
+cpu=$(sed -n 's/.*mode=threads.*cpu_shares=\([0-9.\/]*\).*/\1/p' /tmp/pyt.folded.err)
 r=$(rooted $f "^python3\.11;_start;|$troot")
-note "threads: work_a/work_b $s1/$s2 (perf's samples per thread $p1/$p2; the threads' CPU clocks $cpu); rooted at the thread's start (clone3, start_thread) through Thread._bootstrap: work_a $(pct $ra $a)% work_b $(pct $rb $b)%; samples with both threads' frames $both; merged and rooted $r%"
+note "threads: work_a/work_b $s1/$s2 (the threads' CPU clocks $cpu); rooted at the thread's start (clone3, start_thread) through Thread._bootstrap: work_a $(pct $ra $a)% work_b $(pct $rb $b)%; samples with both threads' frames $both; merged and rooted $r%"
 [ $((a + b)) -ge 300 ] || fail "threads: too few samples"
 [ "$both" -eq 0 ] || fail "threads: a stack mixes two threads' frames"
 [ "$(pct $ra $a)" -ge 95 ] && [ "$(pct $rb $b)" -ge 95 ] || fail "threads: under 95% rooted at the thread's start"
-within 3 "$s1" "$p1" || fail "threads: shares off perf's by more than 3 points"
+within 3 "$s1" "${cpu%%/*}" || fail "threads: shares off the threads' CPU clocks by more than 3 points"
 [ "$r" -ge 95 ] || fail "threads: under 95% merged and rooted"
 
 # ---- gen: a generator pipeline and an asyncio task, where they run
