@@ -16,6 +16,9 @@
 KVER ?= $(shell scripts/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 B := build
+# The project's version, one file for the module (Kbuild), the tools'
+# --version, DKMS and make install.
+VERSION := $(shell cat VERSION)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -58,13 +61,16 @@ $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/vmstack: $(B)/vmstack.o $(NL_OBJS)
+$(B)/cli.o: CPPFLAGS += -DVMSTACK_VERSION='"$(VERSION)"'
+$(B)/cli.o: VERSION
+
+$(B)/vmstack: $(B)/vmstack.o $(B)/cli.o $(B)/util.o $(NL_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) -o $@
 
 $(B)/vmstack-record: $(RECORD_OBJS) $(NL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
 
-$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(CORE_OBJS)
+$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(B)/cli.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
 
 $(B)/vmstack-report: $(B)/report.o $(B)/cli.o $(CORE_OBJS)
