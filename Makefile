@@ -17,6 +17,8 @@
 #                   PREFIX (/usr/local), staged under DESTDIR if given
 #   make modules_install  vmstack.ko into /lib/modules/KVER/extra (DESTDIR:
 #                   the kernel's INSTALL_MOD_PATH)
+#   make install-dkms  the module's source and dkms.conf in
+#                   /usr/src/vmstack-VERSION, for dkms install vmstack/VERSION
 KVER ?= $(shell scripts/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 B := build
@@ -51,7 +53,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
 
 .PHONY: all module tools asan check check-debug check-kernels lint demo bench clean \
-	install uninstall modules_install
+	install uninstall modules_install install-dkms
 all: module tools
 
 module:
@@ -180,6 +182,17 @@ uninstall:
 modules_install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	if [ -z "$(DESTDIR)" ]; then depmod -a $$(modinfo -F vermagic vmstack.ko | cut -d' ' -f1); fi
+
+# DKMS takes a module's source from /usr/src/NAME-VERSION (whatever the
+# PREFIX): Kbuild, VERSION, module/ and the uapi header, and dkms.conf.
+DKMS_SOURCE_TREE ?= /usr/src
+DKMS_DIR := $(DESTDIR)$(DKMS_SOURCE_TREE)/vmstack-$(VERSION)
+install-dkms:
+	install -d $(DKMS_DIR)/module $(DKMS_DIR)/include/uapi/linux
+	install -m 644 Kbuild VERSION $(DKMS_DIR)/
+	install -m 644 module/*.c module/*.h $(DKMS_DIR)/module/
+	install -m 644 include/uapi/linux/vmstack.h $(DKMS_DIR)/include/uapi/linux/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DKMS_DIR)/dkms.conf
 
 demo: all
 	scripts/demo
