@@ -13,9 +13,18 @@
 #   make lint       checkpatch, W=1 and sparse on the module
 #   make demo       profile the bundled demo in the test VM (build/demo/)
 #   make bench      vmstack vs perf in one VM boot, as ratios (build/bench.txt)
+#   make install    the tools, libvmstack, its header and the man pages under
+#                   PREFIX (/usr/local), staged under DESTDIR if given
+#   make modules_install  vmstack.ko into /lib/modules/KVER/extra (DESTDIR:
+#                   the kernel's INSTALL_MOD_PATH)
+#   make install-dkms  the module's source and dkms.conf in
+#                   /usr/src/vmstack-VERSION, for dkms install vmstack/VERSION
 KVER ?= $(shell scripts/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 B := build
+# The project's version, one file for the module (Kbuild), the tools'
+# --version, DKMS and make install.
+VERSION := $(shell cat VERSION)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -43,7 +52,8 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
 
-.PHONY: all module tools asan check check-debug check-kernels lint demo bench clean
+.PHONY: all module tools asan check check-debug check-kernels lint demo bench clean \
+	install uninstall modules_install install-dkms
 all: module tools
 
 module:
@@ -58,13 +68,16 @@ $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/vmstack: $(B)/vmstack.o $(NL_OBJS)
+$(B)/cli.o: CPPFLAGS += -DVMSTACK_VERSION='"$(VERSION)"'
+$(B)/cli.o: VERSION
+
+$(B)/vmstack: $(B)/vmstack.o $(B)/cli.o $(B)/util.o $(NL_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) -o $@
 
 $(B)/vmstack-record: $(RECORD_OBJS) $(NL_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
 
-$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(CORE_OBJS)
+$(B)/vmstack-flamegraph: $(B)/flamegraph.o $(B)/cli.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
 
 $(B)/vmstack-report: $(B)/report.o $(B)/cli.o $(CORE_OBJS)
@@ -132,6 +145,54 @@ $(B)/workloads/tinyvm: tests/workloads/tinyvm/tinyvm.c $(B)/libvmstack.a Makefil
 
 $(B):
 	mkdir -p $(B)
+
+# What a user installs: PREFIX as packagers expect, DESTDIR to stage.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
+MAN_PAGES := $(wildcard man/*.[1-8])
+
+# The library under its soname, libvmstack.so.1, which programs linked
+# with -lvmstack load; libvmstack.so links to it for the linker. ldconfig
+# only for a real install as root (a staged one is the packager's).
+install: $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(INSTALL_TOOLS:%=$(B)/%) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(B)/libvmstack.so $(DESTDIR)$(LIBDIR)/libvmstack.so.1
+	ln -sf libvmstack.so.1 $(DESTDIR)$(LIBDIR)/libvmstack.so
+	install -m 644 $(B)/libvmstack.a $(DESTDIR)$(LIBDIR)/
+	install -m 644 user/libvmstack.h $(DESTDIR)$(INCLUDEDIR)/
+	for p in $(MAN_PAGES); do \
+		install -D -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
+	done
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(INSTALL_TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(INCLUDEDIR)/libvmstack.h \
+		$(addprefix $(DESTDIR)$(LIBDIR)/,libvmstack.so.1 libvmstack.so libvmstack.a)
+	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+
+# The kernel's own modules_install, for KDIR. It skips depmod without a
+# System.map, which Debian's headers lack: a real install runs it for the
+# release the module was built for (its vermagic); a staged one leaves it
+# to the package.
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	if [ -z "$(DESTDIR)" ]; then depmod -a $$(modinfo -F vermagic vmstack.ko | cut -d' ' -f1); fi
+
+# DKMS takes a module's source from /usr/src/NAME-VERSION (whatever the
+# PREFIX): Kbuild, VERSION, module/ and the uapi header, and dkms.conf.
+DKMS_SOURCE_TREE ?= /usr/src
+DKMS_DIR := $(DESTDIR)$(DKMS_SOURCE_TREE)/vmstack-$(VERSION)
+install-dkms:
+	install -d $(DKMS_DIR)/module $(DKMS_DIR)/include/uapi/linux
+	install -m 644 Kbuild VERSION $(DKMS_DIR)/
+	install -m 644 module/*.c module/*.h $(DKMS_DIR)/module/
+	install -m 644 include/uapi/linux/vmstack.h $(DKMS_DIR)/include/uapi/linux/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DKMS_DIR)/dkms.conf
 
 demo: all
 	scripts/demo

@@ -12,7 +12,10 @@
 #include <linux/vmstack.h>
 #include "walk.h"
 
-#define VMSTACK_VERSION "0.2.0"
+/* The project's version: Kbuild passes the file VERSION's, the tools' too. */
+#ifndef VMSTACK_VERSION
+#error "VMSTACK_VERSION is not defined: build the module through Kbuild"
+#endif
 
 struct perf_event;
 struct pt_regs;

@@ -4,10 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/vmstack.h>
+
 #include "cli.h"
 #include "util.h"
 
+#ifndef VMSTACK_VERSION
+#error "VMSTACK_VERSION is not defined: the Makefile passes the file VERSION's"
+#endif
+
 #define HELP_COLUMN 24
+/* --version has no short letter and no entry in a tool's table. */
+#define KEY_VERSION (CLI_LONG_ONLY - 1)
+
+void cli_version(const struct cli *c, FILE *f)
+{
+	fprintf(f, "%s %s (ABI %d.%d)\n", c->tool, VMSTACK_VERSION, VMSTACK_ABI_MAJOR,
+		VMSTACK_ABI_MINOR);
+}
 
 void cli_help(const struct cli *c, FILE *f)
 {
@@ -42,6 +56,8 @@ void cli_help(const struct cli *c, FILE *f)
 		}
 	}
 	fprintf(f, "  -h, --help%*sthis text\n", HELP_COLUMN - 12, "");
+	fprintf(f, "      --version%*sthe version, and the vmstack.ko ABI built for\n",
+		HELP_COLUMN - 15, "");
 	if (c->more) {
 		fputc('\n', f);
 		c->more(f);
@@ -62,7 +78,7 @@ int cli_parse(const struct cli *c, int argc, char **argv,
 
 	while (c->options[n].name)
 		n++;
-	longopts = xcalloc(n + 2, sizeof(*longopts));
+	longopts = xcalloc(n + 3, sizeof(*longopts));
 	shortopts = s = xmalloc(3 * n + 4);
 	*s++ = '+';
 	for (i = 0; i < n; i++) {
@@ -79,11 +95,17 @@ int cli_parse(const struct cli *c, int argc, char **argv,
 	}
 	longopts[n].name = "help";
 	longopts[n].val = 'h';
+	longopts[n + 1].name = "version";
+	longopts[n + 1].val = KEY_VERSION;
 	*s++ = 'h';
 	*s = 0;
 	while ((key = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (key == 'h') {
 			cli_help(c, stdout);
+			exit(0);
+		}
+		if (key == KEY_VERSION) {
+			cli_version(c, stdout);
 			exit(0);
 		}
 		if (key == '?' || set(arg, key, optarg)) {

@@ -29,11 +29,13 @@ struct cli {
 };
 
 void cli_help(const struct cli *c, FILE *f);
+/* "TOOL VERSION (ABI MAJOR.MINOR)": the project's version, the uapi header's ABI. */
+void cli_version(const struct cli *c, FILE *f);
 /*
  * Parse @argv ('+': options stop at the first operand); @set takes each
  * option (its key and argument) and returns 0, or -1 after saying what is
- * wrong. -h and --help print the help and exit 0. Returns the index of
- * the first operand, or -1 on a usage error.
+ * wrong (NULL for a table without options: it is never called). -h and --help print the help and exit 0, --version the version.
+ * Returns the index of the first operand, or -1 on a usage error.
  */
 int cli_parse(const struct cli *c, int argc, char **argv,
 	      int (*set)(void *arg, int key, const char *val), void *arg);

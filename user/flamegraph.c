@@ -3,44 +3,64 @@
  * vmstack-flamegraph: collapsed stacks in (any tool's: a frame's kind is
  * read from its suffix), a flame graph (SVG, user/output/svg.c) out.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli.h"
 #include "output/output.h"
 
 #define TOOL "vmstack-flamegraph"
 
+static const struct cli_option options[] = {
+	{ "output", 'o', "FILE", "write the SVG to FILE (default: standard output)" },
+	{ "title", 't', "TITLE", "the graph's title (default '" VMSTACK_SVG_TITLE "')" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static const struct cli flamegraph_cli = {
+	.tool = TOOL,
+	.usage = "[-o FILE] [--title TITLE] [FOLDED...]",
+	.about = "Draw collapsed stacks ('a;b;c COUNT' lines, from FOLDED files or else\n"
+		 "standard input) as a flame graph in SVG.",
+	.options = options,
+	.examples = "  " TOOL " -o app.svg app.folded\n",
+	.footer = "Exit status: 0 on success, 1 on a runtime error (no samples too),\n"
+		  "2 on a usage error.\n",
+};
+
+struct settings {
+	const char *output;
+	struct vmstack_output_opts opts;
+};
+
+static int set_option(void *arg, int key, const char *val)
+{
+	struct settings *s = arg;
+
+	switch (key) {
+	case 'o':
+		s->output = val;
+		return 0;
+	case 't':
+		s->opts.title = val;
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct vmstack_output_opts opts = { .title = "vmstack flame graph" };
-	const char *output = NULL;
+	struct settings s = { 0 };
 	struct vmstack_profile p;
 	unsigned long bad = 0;
 	FILE *in, *out = stdout;
-	int c, i, err;
+	int first, i, err;
 
-	while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case 't': opts.title = optarg; break;
-		case 'h':
-			printf("usage: " TOOL " [-o OUT.svg] [--title T] [FOLDED...]\n"
-			       "Draw collapsed stacks ('a;b;c COUNT' lines; standard input\n"
-			       "if no file) as a flame graph in SVG.\n");
-			return 0;
-		default:
-			return 2;
-		}
-	}
+	first = cli_parse(&flamegraph_cli, argc, argv, set_option, &s);
+	if (first < 0)
+		return 2;
 	vmstack_profile_init(&p);
-	for (i = optind; i < argc || (i == optind && optind == argc); i++) {
+	for (i = first; i < argc || (i == first && first == argc); i++) {
 		in = i < argc ? fopen(argv[i], "r") : stdin;
 		if (!in) {
 			perror(argv[i]);
@@ -56,13 +76,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": no samples\n");
 		return 1;
 	}
-	if (output && !(out = fopen(output, "w"))) {
-		perror(output);
+	if (s.output && !(out = fopen(s.output, "w"))) {
+		perror(s.output);
 		return 1;
 	}
-	err = vmstack_svg_write(&p, &opts, out);
+	err = vmstack_svg_write(&p, &s.opts, out);
 	if ((out != stdout && fclose(out)) || err) {
-		perror(output ? output : "stdout");
+		perror(s.output ? s.output : "stdout");
 		return 1;
 	}
 	vmstack_profile_free(&p);

@@ -3,36 +3,34 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "vmstack_nl.h"
 
-#define VMSTACK_TOOL_VERSION "0.1.0"
+static const struct cli_option options[] = {
+	{ NULL, 0, NULL, NULL },
+};
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: vmstack status     show the loaded module's version and sessions\n"
-		"       vmstack --version  show this tool's version and ABI\n"
-		"To profile a process, use vmstack-record.\n");
-}
+static const struct cli status_cli = {
+	.tool = "vmstack",
+	.usage = "status",
+	.about = "Show the loaded vmstack.ko's version, the ABI it speaks and how many\n"
+		 "sessions are open. To profile a process, use vmstack-record.",
+	.options = options,
+	.footer = "Exit status: 0 on success, 1 if the module is not loaded or speaks another\n"
+		  "ABI major, 2 on a usage error.\n",
+};
 
 int main(int argc, char **argv)
 {
 	struct vmstack_status st;
 	struct vmstack_nl *nl;
 	char msg[256];
-	int err;
+	int first, err;
 
-	if (argc == 2 && !strcmp(argv[1], "--version")) {
-		printf("vmstack %s (ABI %d.%d)\n", VMSTACK_TOOL_VERSION,
-		       VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
-		return 0;
-	}
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc != 2 || strcmp(argv[1], "status")) {
-		usage(stderr);
+	first = cli_parse(&status_cli, argc, argv, NULL, NULL);
+	if (first < 0 || first != argc - 1 || strcmp(argv[first], "status")) {
+		if (first >= 0)
+			cli_help(&status_cli, stderr);
 		return 2;
 	}
 	err = vmstack_nl_open(&nl, msg, sizeof(msg));

@@ -215,7 +215,7 @@ UNIT_TEST(cli_table_is_the_help)
 	static const struct cli c = { .tool = "t", .usage = "[options]", .about = "About.",
 				      .options = opts };
 	char *argv[] = { "t", "-a", "1", "--beta", "rest", NULL };
-	char *help = NULL;
+	char *help = NULL, want[64];
 	size_t len = 0;
 	FILE *f = open_memstream(&help, &len);
 	unsigned int v;
@@ -225,6 +225,15 @@ UNIT_TEST(cli_table_is_the_help)
 	fclose(f);
 	CHECK(strstr(help, "usage: t [options]") && strstr(help, "  -a, --alpha N"));
 	CHECK(strstr(help, "      --beta") && strstr(help, "over two lines"));
+	CHECK(strstr(help, "  -h, --help") && strstr(help, "      --version"));
+	free(help);
+	/* tests/guest/t_status.sh reads the ABI at the end of this line. */
+	f = open_memstream(&help, &len);
+	cli_version(&c, f);
+	fclose(f);
+	snprintf(want, sizeof(want), " (ABI %d.%d)\n", VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
+	CHECK(!strncmp(help, "t ", 2) && len > strlen(want) &&
+	      !strcmp(help + len - strlen(want), want));
 	free(help);
 	CHECK(cli_parse(&c, 5, argv, take_all, &sum) == 4);
 	CHECK(sum == 'a' + CLI_LONG_ONLY);

@@ -13,6 +13,9 @@
 #include "frame.h"
 #include "profile.h"
 
+/* A flame graph's title when the caller gives none. */
+#define VMSTACK_SVG_TITLE "vmstack flame graph"
+
 struct vmstack_output_opts {
 	const char *title;	/* NULL: the format's own */
 };

@@ -190,7 +190,7 @@ int vmstack_svg_write(const struct vmstack_profile *p,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 		"<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">",
 		WIDTH + 20, d.height * ROW + PAD + 20, (WIDTH + 20) / 2);
-	xml_text(out, o && o->title ? o->title : "vmstack flame graph", (size_t)-1);
+	xml_text(out, o && o->title ? o->title : VMSTACK_SVG_TITLE, (size_t)-1);
 	fprintf(out, " (%llu samples; green: VM frames, blue: kernel)</text>\n",
 		(unsigned long long)root.count);
 	if (root.count)
