@@ -35,8 +35,9 @@ struct vmstack_profile {
 	struct vmstack_pstack **slots;		/* stacks by hash of their ids */
 	size_t nslots, nstacks;
 	uint64_t samples;
-	/* Totals of the recording, for titles and summaries (0: unknown). */
+	/* What the recording says of itself, for summaries (0: unknown). */
 	uint64_t lost;
+	unsigned int freq;	/* samples per second per CPU: a sample's CPU time */
 };
 
 void vmstack_profile_init(struct vmstack_profile *p);

@@ -471,6 +471,7 @@ static int write_output(struct recording *r, uint64_t lost)
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &r->stacks, r->sym, r->comm, o->per_thread);
 	p.lost = lost;
+	p.freq = r->sess.freq;
 	if (o->format->write(&p, &oo, out) || fflush(out)) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = -1;
@@ -656,7 +657,8 @@ int main(int argc, char **argv)
 	sum_counts(&r, &c, hist);
 	vmstack_symbolizer_load_perf_map(r.sym);
 	err = write_output(&r, VMSTACK_CNT(&c, DROPPED));
-	if (o.raw && vmstack_raw_write(o.raw, o.pid, r.comm, r.sym, &r.raw)) {
+	if (o.raw && vmstack_raw_write(o.raw, o.pid, r.comm, r.sess.freq,
+				       VMSTACK_CNT(&c, DROPPED), r.sym, &r.raw)) {
 		fprintf(stderr, TOOL ": cannot write %s: %s\n", o.raw, strerror(errno));
 		err = -1;
 	}

@@ -101,6 +101,8 @@ int main(int argc, char **argv)
 	}
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &st, raw.sym, raw.comm, s.per_thread);
+	p.lost = raw.lost;
+	p.freq = raw.freq;
 	err = s.format->write(&p, &oo, out);
 	if (fflush(out) || err) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
