@@ -53,7 +53,7 @@ module:
 tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegraph \
 	$(B)/libvmstack.so $(B)/libvmstack.a \
 	$(B)/unit-tests \
-	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(WORKLOADS)
+	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw $(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
@@ -84,6 +84,10 @@ $(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o us
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
 
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
+
+# A raw recording of known stacks, written without the module.
+$(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
 $(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \
