@@ -14,7 +14,7 @@
 # suffix; -top's total and -traces' stacks must agree too.
 import collections, os, re, shutil, subprocess, sys, tempfile
 
-SUFFIX = {None: '', '[kernel]': '_[k]', '[vm]': '_[vm]', '[jit]': '_[j]'}
+SUFFIX = {'': '', '[kernel]': '_[k]', '[vm]': '_[vm]', '[jit]': '_[j]'}
 # What tests/tools/vmstack-fake-raw's VM names must become: (mapping,
 # function, file, line).
 KNOWN = {('[vm]', 'handler', 'app.py', 7), ('[vm]', 'handler', 'app.py', 9),
@@ -61,9 +61,9 @@ def read_raw(path):
                 raise RuntimeError('unparsed location: ' + line)
             locs[m[1]] = (m[2], m[3], m[4], int(m[5]))
         elif sect == 'Mappings':
-            f = line.split()
+            f = line.split(' ')     # "ID: START/LIMIT/OFFSET FILE BUILDID FLAGS"
             maps[f[0].rstrip(':')] = f[2]
-    return types, period, samples, {i: (maps.get(l[0]),) + l[1:] for i, l in locs.items()}
+    return types, period, samples, {i: (maps[l[0]],) + l[1:] for i, l in locs.items()}
 
 
 def compare(pb, folded, known=set()):

@@ -18,10 +18,10 @@
  * function's (or trace's) first, and keeps its whole name: chunk and first
  * line are all that names a Lua function. A frame's kind is its Location's
  * mapping, "[kernel]", "[vm]" or "[jit]"; native frames and the root have
- * none, as the profile holds names, not addresses or files. Each sample is
- * a stack, leaf first, with its count and, when the rate is known, its CPU
- * time (1e9 / rate nanoseconds a sample); comments give the recording's
- * totals.
+ * one with no file (the profile holds names, not addresses, files or
+ * build-ids). Each sample is a stack, leaf first, with its count and, when
+ * the rate is known, its CPU time (1e9 / rate nanoseconds a sample);
+ * comments give the recording's totals.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -226,8 +226,13 @@ static void split_name(const struct vmstack_pframe *f, struct where *w)
 	}
 }
 
-/* A kind's mapping is its class: 0 (none) for native code. */
+/*
+ * A kind's mapping is its class's (id: the class + 1). Native code's has no
+ * file, as the profile keeps names, not files, and comes first: pprof takes
+ * the first mapping for the program's and would show "File: [kernel]".
+ */
 static const char *const class_mappings[] = {
+	[VMSTACK_CLASS_NATIVE] = "",
 	[VMSTACK_CLASS_KERNEL] = "[kernel]",
 	[VMSTACK_CLASS_VM] = "[vm]",
 	[VMSTACK_CLASS_JIT] = "[jit]",
@@ -298,7 +303,7 @@ static unsigned int locations(struct writer *w, const struct vmstack_profile *p)
 		class = vmstack_kind_styles[p->frames[i].kind].class;
 		used |= 1u << class;
 		pb_uint(&w->msg, LOCATION_ID, i + 1);
-		pb_uint(&w->msg, LOCATION_MAPPING_ID, class);
+		pb_uint(&w->msg, LOCATION_MAPPING_ID, class + 1);
 		pb_msg(&w->msg, LOCATION_LINE, &w->sub);
 		pb_msg(&w->out, PROFILE_LOCATION, &w->msg);
 	}
@@ -309,10 +314,10 @@ static void mappings(struct writer *w, unsigned int used)
 {
 	unsigned int class;
 
-	for (class = 1; class < sizeof(class_mappings) / sizeof(*class_mappings); class++) {
+	for (class = 0; class < sizeof(class_mappings) / sizeof(*class_mappings); class++) {
 		if (!(used & 1u << class))
 			continue;
-		pb_uint(&w->msg, MAPPING_ID, class);
+		pb_uint(&w->msg, MAPPING_ID, class + 1);
 		pb_uint(&w->msg, MAPPING_FILENAME, str(w, class_mappings[class]));
 		/* Named already: nothing for pprof to look up. */
 		pb_uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
