@@ -3,7 +3,7 @@
  * A named profile: distinct stacks of named frames (root first) and their
  * sample counts, plus what the recording says of itself. It is what every
  * output format writes (user/output/) and what a folded file reads back
- * into; frames keep their kind, so no format parses names.
+ * into; frames keep their kind, so no format parses names to learn it.
  */
 #ifndef VMSTACK_PROFILE_H
 #define VMSTACK_PROFILE_H
