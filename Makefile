@@ -32,7 +32,8 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS += -Iinclude/uapi -Iuser $(shell pkg-config --cflags libnl-genl-3.0)
 LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
-LDLIBS_ELF := -ldw -lelf
+# What CORE_OBJS link with: libdw and libelf (symbols, CFI), zlib (pprof).
+LDLIBS_CORE := -ldw -lelf -lz
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 # One file per VM runtime in user/vm/, one per output format in user/output/.
@@ -62,7 +63,7 @@ module:
 tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegraph \
 	$(B)/libvmstack.so $(B)/libvmstack.a \
 	$(B)/unit-tests \
-	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(WORKLOADS)
+	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw $(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
@@ -75,13 +76,13 @@ $(B)/vmstack: $(B)/vmstack.o $(B)/cli.o $(B)/util.o $(NL_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) -o $@
 
 $(B)/vmstack-record: $(RECORD_OBJS) $(NL_OBJS) $(CORE_OBJS)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_ELF) -o $@
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) $(LDLIBS_CORE) -o $@
 
 $(B)/vmstack-flamegraph: $(B)/flamegraph.o $(B)/cli.o $(CORE_OBJS)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_CORE) -o $@
 
 $(B)/vmstack-report: $(B)/report.o $(B)/cli.o $(CORE_OBJS)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS_ELF) -o $@
+	$(CC) $(LDFLAGS) $^ $(LDLIBS_CORE) -o $@
 
 # libvmstack: a VM registers its descriptor (user/libvmstack.h).
 $(B)/libvmstack.so: user/libvmstack.c user/libvmstack.h | $(B)
@@ -96,7 +97,11 @@ $(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o us
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
 
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_ELF) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
+
+# A raw recording of known stacks, written without the module.
+$(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
 $(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \
 		include/uapi/linux/vmstack.h | $(B)
@@ -105,7 +110,7 @@ $(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \
 
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(B)/cli.o \
-		$(WALK_OBJS) $(LDLIBS_ELF) -o $@
+		$(WALK_OBJS) $(LDLIBS_CORE) -o $@
 
 # Workloads with known call trees: a frame pointer in every function. -O0,
 # because GCC 12 drops the frame of a leaf that needs no stack even with

@@ -3,7 +3,7 @@
  * A named profile: distinct stacks of named frames (root first) and their
  * sample counts, plus what the recording says of itself. It is what every
  * output format writes (user/output/) and what a folded file reads back
- * into; frames keep their kind, so no format parses names.
+ * into; frames keep their kind, so no format parses names to learn it.
  */
 #ifndef VMSTACK_PROFILE_H
 #define VMSTACK_PROFILE_H
@@ -35,8 +35,9 @@ struct vmstack_profile {
 	struct vmstack_pstack **slots;		/* stacks by hash of their ids */
 	size_t nslots, nstacks;
 	uint64_t samples;
-	/* Totals of the recording, for titles and summaries (0: unknown). */
+	/* What the recording says of itself, for summaries (0: unknown). */
 	uint64_t lost;
+	unsigned int freq;	/* samples per second per CPU: a sample's CPU time */
 };
 
 void vmstack_profile_init(struct vmstack_profile *p);

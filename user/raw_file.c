@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,9 @@
 /*
  * 3: VM words of ABI 2 (the descriptor's index, 57-bit values).
  * 4: VM names by word and PC (CPython's name the line).
+ * 5: the rate and the lost samples (pprof's period and comments).
  */
-#define RAW_MAGIC "VMSTACK-RAW 4\n"
+#define RAW_MAGIC "VMSTACK-RAW 5\n"
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec)
@@ -25,7 +27,7 @@ void vmstack_raw_append(struct vmstack_raw_buf *b,
 }
 
 int vmstack_raw_write(const char *path, int pid, const char *comm,
-		      struct vmstack_symbolizer *sym,
+		      unsigned int freq, uint64_t lost, struct vmstack_symbolizer *sym,
 		      const struct vmstack_raw_buf *b)
 {
 	FILE *f = fopen(path, "w");
@@ -33,8 +35,8 @@ int vmstack_raw_write(const char *path, int pid, const char *comm,
 
 	if (!f)
 		return -1;
-	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nmaps %zu\n", pid, comm,
-		      vmstack_symbolizer_nr_maps(sym)) < 0 ||
+	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nfreq %u\nlost %" PRIu64 "\nmaps %zu\n",
+		      pid, comm, freq, lost, vmstack_symbolizer_nr_maps(sym)) < 0 ||
 	      vmstack_symbolizer_write_maps(sym, f) ||
 	      fprintf(f, "vmnames %zu\n", vmstack_symbolizer_nr_vm_names(sym)) < 0 ||
 	      vmstack_symbolizer_write_vm_names(sym, f) ||
@@ -75,6 +77,7 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 	if (strcmp(line, RAW_MAGIC) ||
 	    fscanf(f, "pid %d\n", &raw->pid) != 1 ||
 	    !fgets(line, sizeof(line), f) || strncmp(line, "comm ", 5) ||
+	    fscanf(f, "freq %u\nlost %" SCNu64 "\n", &raw->freq, &raw->lost) != 2 ||
 	    fscanf(f, "maps %zu\n", &nmaps) != 1) {
 		fclose(f);
 		return fail(err, len, "not a vmstack raw recording");

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Raw recordings: the samples exactly as the rings held them, plus what is
- * needed to name them later (pid, process name, every mapping seen).
- * Text header, then the records:
- *   VMSTACK-RAW 3\n pid PID\n comm NAME\n maps N\n <N /proc/PID/maps lines>
+ * needed to name them later (pid, process name, every mapping seen) and
+ * the recording's rate and losses. Text header, then the records:
+ *   VMSTACK-RAW 5\n pid PID\n comm NAME\n freq HZ\n lost N\n
+ *   maps N\n <N /proc/PID/maps lines>
  *   vmnames M\n <M lines "IDENTITY(hex) NAME" of VM functions>
  *   records\n <struct vmstack_rec_sample ...> to the end of the file
  */
@@ -24,12 +25,14 @@ struct vmstack_raw_buf {
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec);
 int vmstack_raw_write(const char *path, int pid, const char *comm,
-		      struct vmstack_symbolizer *sym,
+		      unsigned int freq, uint64_t lost, struct vmstack_symbolizer *sym,
 		      const struct vmstack_raw_buf *b);
 
 struct vmstack_raw {
 	int pid;
 	char comm[64];
+	unsigned int freq;	/* samples per second per CPU */
+	uint64_t lost;
 	struct vmstack_symbolizer *sym;	/* built from the saved mappings */
 	struct vmstack_raw_buf records;
 };

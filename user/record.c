@@ -76,16 +76,12 @@ static const struct cli_option options[] = {
 static void more_help(FILE *f)
 {
 	const struct vmstack_runtime *const *rt;
-	const struct vmstack_output *const *o;
 
 	fprintf(f, "VM runtimes (--vm NAME; 'auto' looks for all):\n");
 	for (rt = vmstack_runtimes; *rt; rt++)
 		if ((*rt)->detect)
 			fprintf(f, "  %-21s %s\n", (*rt)->name, (*rt)->help);
-	fprintf(f, "Output formats (--format NAME, or -o FILE%s...):\n",
-		vmstack_outputs[0]->suffix);
-	for (o = vmstack_outputs; *o; o++)
-		fprintf(f, "  %-21s %s (%s)\n", (*o)->name, (*o)->help, (*o)->suffix);
+	vmstack_output_help(f);
 }
 
 static const struct cli record_cli = {
@@ -94,7 +90,7 @@ static const struct cli record_cli = {
 	.about = "Sample every thread of a process with vmstack.ko and write its stacks,\n"
 		 "native, kernel and VM frames merged: in collapsed form (root first,\n"
 		 "'a;b;c COUNT'), kernel frames marked _[k], VM frames _[vm], code a VM\n"
-		 "compiled _[j]; or as a flame graph.",
+		 "compiled _[j]; or as a flame graph, or a pprof profile.",
 	.options = options,
 	.more = more_help,
 	.examples = "  " TOOL " -p 1234 -d 10 -o app.folded   10 s of process 1234\n"
@@ -471,6 +467,7 @@ static int write_output(struct recording *r, uint64_t lost)
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &r->stacks, r->sym, r->comm, o->per_thread);
 	p.lost = lost;
+	p.freq = r->sess.freq;
 	if (o->format->write(&p, &oo, out) || fflush(out)) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = -1;
@@ -656,7 +653,8 @@ int main(int argc, char **argv)
 	sum_counts(&r, &c, hist);
 	vmstack_symbolizer_load_perf_map(r.sym);
 	err = write_output(&r, VMSTACK_CNT(&c, DROPPED));
-	if (o.raw && vmstack_raw_write(o.raw, o.pid, r.comm, r.sym, &r.raw)) {
+	if (o.raw && vmstack_raw_write(o.raw, o.pid, r.comm, r.sess.freq,
+				       VMSTACK_CNT(&c, DROPPED), r.sym, &r.raw)) {
 		fprintf(stderr, TOOL ": cannot write %s: %s\n", o.raw, strerror(errno));
 		err = -1;
 	}

@@ -18,7 +18,7 @@ static const struct cli_option options[] = {
 	{ "input", 'i', "FILE", "the raw recording" },
 	{ "output", 'o', "FILE", "the profile (default: standard output); its suffix\n"
 	  "picks the format unless --format says" },
-	{ "format", OPT_FORMAT, "FORMAT", "the output format, as vmstack-record's (default folded)" },
+	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -29,7 +29,9 @@ static const struct cli report_cli = {
 	.about = "Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
 		 "The files it mapped must still be there to be named.",
 	.options = options,
-	.examples = "  " TOOL " -i run.raw -o run.svg\n",
+	.more = vmstack_output_help,
+	.examples = "  " TOOL " -i run.raw -o run.svg\n"
+		    "  " TOOL " -i run.raw -o run.pb.gz    for go tool pprof\n",
 };
 
 struct settings {
@@ -101,6 +103,8 @@ int main(int argc, char **argv)
 	}
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &st, raw.sym, raw.comm, s.per_thread);
+	p.lost = raw.lost;
+	p.freq = raw.freq;
 	err = s.format->write(&p, &oo, out);
 	if (fflush(out) || err) {
 		fprintf(stderr, TOOL ": writing the output failed\n");

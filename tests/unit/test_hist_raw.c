@@ -57,9 +57,10 @@ UNIT_TEST(raw_file_round_trip)
 	fd = mkstemp(path);
 	CHECK(fd >= 0);
 	close(fd);
-	CHECK(!vmstack_raw_write(path, 1234, "my prog", sym, &buf));
+	CHECK(!vmstack_raw_write(path, 1234, "my prog", 999, 7, sym, &buf));
 	CHECK(!vmstack_raw_read(path, &raw, msg, sizeof(msg)));
 	CHECK(raw.pid == 1234 && !strcmp(raw.comm, "my prog"));
+	CHECK(raw.freq == 999 && raw.lost == 7);
 	CHECK(raw.records.len == 100 * sizeof(r));
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
 	{
@@ -78,13 +79,13 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 4\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 5\npid 1\ncomm x\nfreq 99\nlost 0\nmaps 0\nvmnames 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));
 	/* An older format is named, not misread. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 3\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
+	fputs("VMSTACK-RAW 4\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "another vmstack version"));

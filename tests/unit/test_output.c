@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Frames as data and the output stage: the frame iterator on a sample's
- * words, profiles, collapsed stacks written and read back, the SVG, the
- * format table, and the recorder's option table against its help.
+ * words, profiles, collapsed stacks written and read back, the SVG, pprof,
+ * the format table, and the recorder's option table against its help.
  */
 #include <stdlib.h>
 #include <string.h>
+#define ZLIB_CONST
+#include <zlib.h>
 
 #include "abi.h"
 #include "cli.h"
@@ -161,11 +163,80 @@ UNIT_TEST(svg_draws_kinds)
 	vmstack_profile_free(&p);
 }
 
+/* @p in pprof's format, inflated: the protobuf bytes (@len of them). */
+static uint8_t *pprof_bytes(const struct vmstack_profile *p, size_t *len)
+{
+	static uint8_t out[65536];
+	z_stream z = { 0 };
+	char *gz = NULL;
+	size_t gzlen = 0;
+	FILE *f = open_memstream(&gz, &gzlen);
+
+	CHECK(!vmstack_output_find("pprof")->write(p, NULL, f));
+	fclose(f);
+	CHECK(gzlen > 2 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b);
+	z.next_in = (const Bytef *)gz;
+	z.avail_in = (uInt)gzlen;
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	CHECK(inflateInit2(&z, 16 + MAX_WBITS) == Z_OK);
+	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END);
+	inflateEnd(&z);
+	free(gz);
+	*len = sizeof(out) - z.avail_out;
+	return out;
+}
+
+#define HAS(buf, len, bytes) (memmem(buf, len, bytes, sizeof(bytes) - 1) != NULL)
+
+/* The protobuf's bytes, field by field (profile.proto's numbers). */
+UNIT_TEST(pprof_encodes_profile_proto)
+{
+	static const enum vmstack_frame_kind k[] = {
+		VMSTACK_FRAME_ROOT, VMSTACK_FRAME_NATIVE, VMSTACK_FRAME_SCRIPT,
+		VMSTACK_FRAME_SCRIPT, VMSTACK_FRAME_JIT, VMSTACK_FRAME_KERNEL,
+	};
+	const char *a[] = { "prog", "main", "f.lua:3", "g (a.py:12)", "TRACE_1 f.lua:4",
+			    "sys_read" };
+	const char *b[] = { "prog", "main", "f.lua:3", "g (a.py:13)" };
+	const char *c[] = { "prog", "main", "work.lua:0" };
+	struct vmstack_profile p;
+	uint8_t *pb;
+	size_t len;
+
+	vmstack_profile_init(&p);
+	add(&p, a, k, 6, 3);
+	add(&p, b, k, 4, 5);
+	p.freq = 999;
+	pb = pprof_bytes(&p, &len);
+	/* sample_type samples/count, cpu/nanoseconds; period_type; period 1001001. */
+	CHECK(len > 30 && !memcmp(pb, "\x0a\x04\x08\x01\x10\x02\x0a\x04\x08\x03\x10\x04"
+				  "\x5a\x04\x08\x03\x10\x04\x60\xa9\x8c\x3d", 22));
+	/* The string table, "" first. */
+	CHECK(HAS(pb, len, "\x32\x00\x32\x07samples\x32\x05" "count\x32\x03" "cpu"));
+	/* Stack b leaf first (locations 7, 3, 2, 1), 5 samples, 5005005 ns. */
+	CHECK(HAS(pb, len, "\x12\x0d\x0a\x04\x07\x03\x02\x01\x12\x05\x05\xcd\xbd\xb1\x02"));
+	/* CPython's name is a function g in a.py at a line; Lua's keeps its name. */
+	CHECK(HAS(pb, len, "\x32\x01g\x32\x04" "a.py"));
+	CHECK(HAS(pb, len, "\x32\x07" "f.lua:3\x32\x05" "f.lua"));
+	CHECK(HAS(pb, len, "\x32\x08[kernel]") && HAS(pb, len, "\x32\x05[jit]"));
+	vmstack_profile_free(&p);
+	/* No rate: counts alone. A main chunk has line 0, still a line. */
+	vmstack_profile_init(&p);
+	add(&p, c, k, 3, 5);
+	pb = pprof_bytes(&p, &len);
+	CHECK(!memcmp(pb, "\x0a\x04\x08\x01\x10\x02\x6a", 7));
+	CHECK(!HAS(pb, len, "\x03" "cpu"));
+	CHECK(HAS(pb, len, "\x32\x0awork.lua:0\x32\x08work.lua"));
+	vmstack_profile_free(&p);
+}
+
 UNIT_TEST(output_table)
 {
 	const struct vmstack_output *const *o;
 
 	CHECK(vmstack_output_for_path("x/y.svg") == vmstack_output_find("svg"));
+	CHECK(vmstack_output_for_path("x.pb.gz") == vmstack_output_find("pprof"));
 	CHECK(vmstack_output_for_path("x.folded") == vmstack_output_find("folded"));
 	CHECK(vmstack_output_for_path("x.txt") == NULL);
 	CHECK(vmstack_output_find("nonesuch") == NULL);
@@ -273,6 +344,7 @@ void output_tests(void)
 		{ "frames_decode", frames_decode },
 		{ "folded_merges_sorts_and_reads_back", folded_merges_sorts_and_reads_back },
 		{ "svg_draws_kinds", svg_draws_kinds },
+		{ "pprof_encodes_profile_proto", pprof_encodes_profile_proto },
 		{ "output_table", output_table },
 		{ "stacks_count_distinct", stacks_count_distinct },
 		{ "cli_table_is_the_help", cli_table_is_the_help },

@@ -35,6 +35,8 @@ const struct vmstack_output *vmstack_output_find(const char *name);
 const struct vmstack_output *vmstack_output_for_path(const char *path);
 /* "folded, svg": the names, for messages. */
 const char *vmstack_output_names(void);
+/* The formats, one line each, for --help. */
+void vmstack_output_help(FILE *f);
 
 /*
  * How a frame kind looks: the suffix collapsed stacks give it (perf's
@@ -66,5 +68,8 @@ unsigned long vmstack_folded_read(struct vmstack_profile *p, FILE *in);
 /* A flame graph in SVG. */
 int vmstack_svg_write(const struct vmstack_profile *p,
 		      const struct vmstack_output_opts *o, FILE *out);
+/* pprof's profile.proto, gzipped. */
+int vmstack_pprof_write(const struct vmstack_profile *p,
+			const struct vmstack_output_opts *o, FILE *out);
 
 #endif

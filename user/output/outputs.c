@@ -18,7 +18,14 @@ static const struct vmstack_output svg = {
 	.write = vmstack_svg_write,
 };
 
-const struct vmstack_output *const vmstack_outputs[] = { &folded, &svg, NULL };
+static const struct vmstack_output pprof = {
+	.name = "pprof",
+	.suffix = ".pb.gz",
+	.help = "pprof's profile.proto, gzipped (go tool pprof, Pyroscope)",
+	.write = vmstack_pprof_write,
+};
+
+const struct vmstack_output *const vmstack_outputs[] = { &folded, &svg, &pprof, NULL };
 
 const struct vmstack_kind_style vmstack_kind_styles[VMSTACK_NR_FRAME_KINDS] = {
 	[VMSTACK_FRAME_ROOT] = { "", VMSTACK_CLASS_NATIVE },
@@ -64,4 +71,14 @@ const char *vmstack_output_names(void)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
 					      n ? ", " : "", (*o)->name);
 	return names;
+}
+
+void vmstack_output_help(FILE *f)
+{
+	const struct vmstack_output *const *o;
+
+	fprintf(f, "Output formats (--format NAME, or -o FILE%s...):\n",
+		vmstack_outputs[0]->suffix);
+	for (o = vmstack_outputs; *o; o++)
+		fprintf(f, "  %-21s %s (%s)\n", (*o)->name, (*o)->help, (*o)->suffix);
 }

@@ -1,0 +1,25 @@
+# pprof output checked by an independent reader: go tool pprof (Debian's
+# golang-go, on the host's root) must find in vmstack-report's pprof of a
+# raw recording the stacks and counts the recorder wrote live, sample for
+# sample, and the same total (tests/host/pprof_vs_folded.py compares them):
+# native and kernel frames (calltree), LuaJIT's merged in (the sandwich).
+# The recorder writes pprof itself too, by -o's suffix.
+. tests/guest/lib.sh
+for w in calltree sandwich; do
+	vmstack-record -q -F 999 -o /tmp/$w.folded --raw /tmp/$w.raw -- \
+		build/workloads/$w $((3 * scale)) || fail "record of $w failed"
+	vmstack-report -i /tmp/$w.raw -o /tmp/$w.pb.gz || fail "report of $w failed"
+	cp /tmp/$w.pb.gz "$VMSTACK_RESULTS/"
+	total=$(awk '{s += $NF} END {print s+0}' /tmp/$w.folded)
+	note "$w: $total samples"
+	[ "$total" -gt 1000 ] || fail "$w: too few samples: $total"
+	tests/host/pprof_vs_folded.py /tmp/$w.pb.gz /tmp/$w.folded ||
+		fail "$w: go tool pprof does not read the folded stacks"
+done
+grep -q 'sandwich.lua:1_\[vm\]' /tmp/sandwich.folded || fail "no Lua frames in the sandwich"
+go tool pprof -top /tmp/sandwich.pb.gz | head -12
+vmstack-record -q -o /tmp/live.pb.gz -- build/workloads/calltree "$scale" ||
+	fail "record to .pb.gz failed"
+go tool pprof -raw /tmp/live.pb.gz | grep -qx 'samples/count cpu/nanoseconds' ||
+	fail "go tool pprof does not read the recorder's pprof"
+true

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmstack-fake-raw FILE: write a raw recording of known stacks, as the
+ * recorder would, without the module: native frames in this program's own
+ * functions (named from its mappings, saved in FILE), kernel frames, and
+ * VM frames of every kind, named from FILE's table in the forms the
+ * runtimes give (Lua's "chunk:LINE", CPython's "qualname (file.py:LINE)"
+ * at two lines, a LuaJIT trace, a builtin, a cut VM stack). The host tests
+ * turn it into each format with vmstack-report (tests/host/).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "raw_file.h"
+
+/* The native frames: distinct bodies, so the compiler folds neither into the other. */
+static int leaf_fn(int x)
+{
+	return 3 * x + 1;
+}
+
+static int mid_fn(int x)
+{
+	return 5 * x + 2;
+}
+
+#define ADDR(fn) ((uint64_t)(uintptr_t)(fn) + 1)
+#define K1 0xffffffff81000100ULL
+#define K2 0xffffffff81000200ULL
+/* The VM words: Lua in VM 0, CPython (named by PC) in VM 1. */
+#define LUA vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1000)
+#define MAIN_CHUNK vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1100)
+#define PY vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x2000)
+#define TRACE vmstack_vmw(VMSTACK_VMW_JIT, 0, 0x3000)
+#define BUILTIN vmstack_vmw(VMSTACK_VMW_BUILTIN, 0, 0x4000)
+#define CUT vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 2)
+
+/* @count samples of the stack @ips (@nk kernel words, then user ones, leaf first). */
+static void add(struct vmstack_raw_buf *b, int count, unsigned int nk, unsigned int n,
+		const uint64_t *ips)
+{
+	struct {
+		struct vmstack_rec_sample rec;
+		uint64_t ips[16];
+	} r = { 0 };
+
+	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
+	r.rec.hdr.flags = VMSTACK_SF_VM | (nk ? VMSTACK_SF_IN_KERNEL : 0);
+	r.rec.hdr.size = (uint32_t)(sizeof(r.rec) + n * 8);
+	r.rec.pid = (uint32_t)getpid();
+	r.rec.tid = r.rec.pid;
+	r.rec.nr_kernel = (uint16_t)nk;
+	r.rec.nr_user = (uint16_t)(n - nk);
+	memcpy(r.ips, ips, n * 8);
+	while (count--)
+		vmstack_raw_append(b, &r.rec);
+}
+
+#define ADD(b, count, nk, ...) do {					\
+	const uint64_t ips[] = { __VA_ARGS__ };				\
+	add(b, count, nk, sizeof(ips) / 8, ips);			\
+} while (0)
+
+int main(int argc, char **argv)
+{
+	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
+	const uint64_t leaf = ADDR(leaf_fn), mid = ADDR(mid_fn), top = ADDR(main);
+	struct vmstack_raw_buf b = { 0 };
+	int err;
+
+	if (argc != 2)
+		return 2;
+	vmstack_symbolizer_refresh(sym);
+	vmstack_symbolizer_add_vm_name(sym, LUA, 0, "app.lua:12");
+	vmstack_symbolizer_add_vm_name(sym, MAIN_CHUNK, 0, "app.lua:0");
+	vmstack_symbolizer_add_vm_name(sym, PY, 0x10, "handler (app.py:7)");
+	vmstack_symbolizer_add_vm_name(sym, PY, 0x20, "handler (app.py:9)");
+	vmstack_symbolizer_add_vm_name(sym, TRACE, 0, "TRACE_3 app.lua:14");
+	vmstack_symbolizer_add_vm_name(sym, BUILTIN, 0, "pcall");
+	ADD(&b, 3, 0, leaf, mid, top);
+	ADD(&b, 2, 2, K1, K2, leaf, mid, top);
+	ADD(&b, 4, 0, leaf, PY, 0x10, LUA, 0, MAIN_CHUNK, 0, mid, top);
+	ADD(&b, 1, 0, leaf, PY, 0x20, LUA, 0, MAIN_CHUNK, 0, mid, top);
+	ADD(&b, 2, 0, TRACE, LUA, 0, MAIN_CHUNK, 0, mid, top);
+	ADD(&b, 1, 0, leaf, BUILTIN, LUA, 0, MAIN_CHUNK, 0, mid, top);
+	ADD(&b, 1, 0, leaf, CUT, mid, top);
+	ADD(&b, 1, 1, K1, leaf, TRACE, LUA, 0, MAIN_CHUNK, 0, mid, top);
+	err = vmstack_raw_write(argv[1], getpid(), "fakeprog", 999, 5, sym, &b);
+	if (err)
+		perror(argv[1]);
+	vmstack_symbolizer_free(sym);
+	free(b.data);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pprof's format: a gzipped profile.proto (github.com/google/pprof,
+ * proto/profile.proto; the field numbers below are that file's), as
+ * `go tool pprof`, Pyroscope, Parca or Grafana read it.
+ *
+ * Encoded by hand: the messages written here need varints,
+ * length-delimited fields and packed varints, some 50 lines below, where
+ * libprotobuf-c would take a copy of the .proto, protoc-c at build time,
+ * its generated .pb-c.c and a C struct filled per message for the same
+ * bytes. zlib gzips them.
+ *
+ * What the profile gives: one Location per distinct frame, with one Line
+ * whose Function is the frame's name. The names VM runtimes give (user/vm/)
+ * also give a file and a line: CPython's "qualname (file.py:LINE)" is
+ * function qualname at LINE, the running line; Lua's "chunk:LINE" (and a
+ * LuaJIT trace's "TRACE_N chunk:LINE") has file chunk and line LINE, the
+ * function's (or trace's) first, and keeps its whole name: chunk and first
+ * line are all that names a Lua function. A frame's kind is its Location's
+ * mapping, "[kernel]", "[vm]" or "[jit]"; native frames and the root have
+ * one with no file (the profile holds names, not addresses, files or
+ * build-ids). Each sample is a stack, leaf first, with its count and, when
+ * the rate is known, its CPU time (1e9 / rate nanoseconds a sample);
+ * comments give the recording's totals.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#define ZLIB_CONST
+#include <zlib.h>
+
+#include "output.h"
+#include "util.h"
+
+/* profile.proto's field numbers, by message. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE, PROFILE_MAPPING, PROFILE_LOCATION,
+	PROFILE_FUNCTION, PROFILE_STRING_TABLE, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD,
+	PROFILE_COMMENT,
+};
+enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE };
+enum { MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7 };
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID, LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE };
+enum {
+	FUNCTION_ID = 1, FUNCTION_NAME, FUNCTION_SYSTEM_NAME, FUNCTION_FILENAME,
+	FUNCTION_START_LINE,
+};
+
+/* Wire types: a varint, or a length and that many bytes. */
+enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+
+struct pb {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void pb_bytes(struct pb *p, const void *s, size_t n)
+{
+	if (p->n + n > p->cap) {
+		p->cap = 2 * (p->n + n) + 256;
+		p->b = xrealloc(p->b, p->cap);
+	}
+	memcpy(p->b + p->n, s, n);
+	p->n += n;
+}
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+
+	for (; v > 0x7f; v >>= 7)
+		b[n++] = (uint8_t)(v | 0x80);
+	b[n++] = (uint8_t)v;
+	pb_bytes(p, b, n);
+}
+
+/* A varint field; 0 is every field's default, so it is left out. */
+static void pb_uint(struct pb *p, unsigned int field, uint64_t v)
+{
+	if (!v)
+		return;
+	pb_varint(p, (uint64_t)field << 3 | WIRE_VARINT);
+	pb_varint(p, v);
+}
+
+/* A length-delimited field: a string, a message, packed varints. */
+static void pb_len(struct pb *p, unsigned int field, const void *s, size_t n)
+{
+	pb_varint(p, (uint64_t)field << 3 | WIRE_LEN);
+	pb_varint(p, n);
+	pb_bytes(p, s, n);
+}
+
+/* Message @m as field @field of @p; @m is emptied for the next one. */
+static void pb_msg(struct pb *p, unsigned int field, struct pb *m)
+{
+	pb_len(p, field, m->b, m->n);
+	m->n = 0;
+}
+
+/*
+ * Distinct keys (a string's bytes, a function's numbers) numbered from 0
+ * in the order first seen: the string table, the functions.
+ */
+struct keys {
+	struct key {
+		void *bytes;
+		size_t len;
+	} *v;
+	size_t n, cap;
+	size_t *slots, nslots;	/* number + 1, by hash */
+};
+
+static size_t key_slot(const struct keys *t, const void *bytes, size_t len)
+{
+	size_t j = hash_bytes(bytes, len, 0) & (t->nslots - 1);
+
+	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+		const struct key *k = &t->v[t->slots[j] - 1];
+
+		if (k->len == len && !memcmp(k->bytes, bytes, len))
+			break;
+	}
+	return j;
+}
+
+static uint64_t key_number(struct keys *t, const void *bytes, size_t len)
+{
+	size_t i, j;
+
+	if (2 * (t->n + 1) > t->nslots) {
+		free(t->slots);
+		t->nslots = t->nslots ? 2 * t->nslots : 256;
+		t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+		for (i = 0; i < t->n; i++)
+			t->slots[key_slot(t, t->v[i].bytes, t->v[i].len)] = i + 1;
+	}
+	j = key_slot(t, bytes, len);
+	if (t->slots[j])
+		return t->slots[j] - 1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+	}
+	t->v[t->n].bytes = xmalloc(len ? len : 1);
+	memcpy(t->v[t->n].bytes, bytes, len);
+	t->v[t->n].len = len;
+	t->slots[j] = ++t->n;
+	return t->n - 1;
+}
+
+static void keys_free(struct keys *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i].bytes);
+	free(t->v);
+	free(t->slots);
+}
+
+/* A Function: indexes into the string table, and its first line. */
+struct function {
+	uint64_t name, file, start_line;
+};
+
+/* What a frame's name says: a function in a file, at a line. */
+struct where {
+	const char *name, *file;
+	size_t name_len, file_len;	/* file_len 0: no file */
+	uint64_t line, start_line;
+};
+
+/* [s, end) as a line number: 0, or -1 if it is not all digits. */
+static int line_number(const char *s, const char *end, uint64_t *line)
+{
+	*line = 0;
+	if (s == end)
+		return -1;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9' || *line > INT32_MAX)
+			return -1;
+		*line = 10 * *line + (uint64_t)(*s - '0');
+	}
+	return 0;
+}
+
+/*
+ * The function, file and line in a script or JIT frame's name, where it
+ * has one of the forms at the top of this file; other names are only a
+ * function's.
+ */
+static void split_name(const struct vmstack_pframe *f, struct where *w)
+{
+	const char *s = f->name, *end = s + strlen(s), *file = s, *open = NULL, *colon;
+	uint64_t line;
+
+	*w = (struct where){ .name = s, .name_len = (size_t)(end - s), .file = "" };
+	if (f->kind != VMSTACK_FRAME_SCRIPT && f->kind != VMSTACK_FRAME_JIT)
+		return;
+	if (end > s && end[-1] == ')')
+		open = memrchr(s, '(', (size_t)(end - s));
+	if (open && open > s && open[-1] == ' ') {
+		/* qualname (file.py:LINE) */
+		colon = memrchr(open, ':', (size_t)(end - open));
+		if (colon && colon > open + 1 && !line_number(colon + 1, end - 1, &line)) {
+			w->name_len = (size_t)(open - 1 - s);
+			w->file = open + 1;
+			w->file_len = (size_t)(colon - w->file);
+			w->line = line;
+		}
+		return;
+	}
+	/* chunk:LINE, TRACE_N chunk:LINE */
+	if (f->kind == VMSTACK_FRAME_JIT && !strncmp(s, "TRACE_", 6) && strchr(s, ' '))
+		file = strchr(s, ' ') + 1;
+	colon = memrchr(file, ':', (size_t)(end - file));
+	if (colon && colon > file && !line_number(colon + 1, end, &line)) {
+		w->file = file;
+		w->file_len = (size_t)(colon - file);
+		w->line = w->start_line = line;
+	}
+}
+
+/*
+ * A kind's mapping is its class's (id: the class + 1). Native code's has no
+ * file, as the profile keeps names, not files, and comes first: pprof takes
+ * the first mapping for the program's and would show "File: [kernel]".
+ */
+static const char *const class_mappings[] = {
+	[VMSTACK_CLASS_NATIVE] = "",
+	[VMSTACK_CLASS_KERNEL] = "[kernel]",
+	[VMSTACK_CLASS_VM] = "[vm]",
+	[VMSTACK_CLASS_JIT] = "[jit]",
+};
+
+struct writer {
+	struct pb out, msg, sub;
+	struct keys strings, functions;
+};
+
+static uint64_t str_n(struct writer *w, const char *s, size_t len)
+{
+	return key_number(&w->strings, s, len);
+}
+
+static uint64_t str(struct writer *w, const char *s)
+{
+	return str_n(w, s, strlen(s));
+}
+
+static void value_type(struct writer *w, unsigned int field, const char *type,
+		       const char *unit)
+{
+	pb_uint(&w->msg, VALUE_TYPE_TYPE, str(w, type));
+	pb_uint(&w->msg, VALUE_TYPE_UNIT, str(w, unit));
+	pb_msg(&w->out, field, &w->msg);
+}
+
+static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t period)
+{
+	const struct vmstack_pstack *s;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < p->nslots; i++) {
+		s = vmstack_profile_slot(p, i);
+		if (!s)
+			continue;
+		/* Leaf first; a location's id is its frame's + 1. */
+		for (k = s->n; k > 0; k--)
+			pb_varint(&w->sub, (uint64_t)s->frames[k - 1] + 1);
+		pb_msg(&w->msg, SAMPLE_LOCATION_ID, &w->sub);
+		pb_varint(&w->sub, s->count);
+		if (period)
+			pb_varint(&w->sub, s->count * period);
+		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
+		pb_msg(&w->out, PROFILE_SAMPLE, &w->msg);
+	}
+}
+
+/* One Location per frame; returns the mappings they use, a bit per class. */
+static unsigned int locations(struct writer *w, const struct vmstack_profile *p)
+{
+	unsigned int used = 0, class;
+	struct function fn;
+	struct where wh;
+	size_t i;
+
+	for (i = 0; i < p->nframes; i++) {
+		split_name(&p->frames[i], &wh);
+		fn = (struct function){
+			.name = str_n(w, wh.name, wh.name_len),
+			.file = str_n(w, wh.file, wh.file_len),
+			.start_line = wh.start_line,
+		};
+		pb_uint(&w->sub, LINE_FUNCTION_ID, key_number(&w->functions, &fn, sizeof(fn)) + 1);
+		pb_uint(&w->sub, LINE_LINE, wh.line);
+		class = vmstack_kind_styles[p->frames[i].kind].class;
+		used |= 1u << class;
+		pb_uint(&w->msg, LOCATION_ID, i + 1);
+		pb_uint(&w->msg, LOCATION_MAPPING_ID, class + 1);
+		pb_msg(&w->msg, LOCATION_LINE, &w->sub);
+		pb_msg(&w->out, PROFILE_LOCATION, &w->msg);
+	}
+	return used;
+}
+
+static void mappings(struct writer *w, unsigned int used)
+{
+	unsigned int class;
+
+	for (class = 0; class < sizeof(class_mappings) / sizeof(*class_mappings); class++) {
+		if (!(used & 1u << class))
+			continue;
+		pb_uint(&w->msg, MAPPING_ID, class + 1);
+		pb_uint(&w->msg, MAPPING_FILENAME, str(w, class_mappings[class]));
+		/* Named already: nothing for pprof to look up. */
+		pb_uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
+		pb_msg(&w->out, PROFILE_MAPPING, &w->msg);
+	}
+}
+
+static void functions(struct writer *w)
+{
+	struct function fn;
+	size_t i;
+
+	for (i = 0; i < w->functions.n; i++) {
+		memcpy(&fn, w->functions.v[i].bytes, sizeof(fn));
+		pb_uint(&w->msg, FUNCTION_ID, i + 1);
+		pb_uint(&w->msg, FUNCTION_NAME, fn.name);
+		pb_uint(&w->msg, FUNCTION_SYSTEM_NAME, fn.name);
+		pb_uint(&w->msg, FUNCTION_FILENAME, fn.file);
+		pb_uint(&w->msg, FUNCTION_START_LINE, fn.start_line);
+		pb_msg(&w->out, PROFILE_FUNCTION, &w->msg);
+	}
+}
+
+/* @len bytes gzipped to @out; 0, or -1. */
+static int gzip_to(FILE *out, const uint8_t *data, size_t len)
+{
+	static uint8_t buf[65536];
+	z_stream z = { .next_in = data, .avail_in = (uInt)len };
+	size_t n;
+	int ret;
+
+	/* More than 4 GiB: more than zlib takes at once, and no profile. */
+	if (len > UINT_MAX ||
+	    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		ret = deflate(&z, Z_FINISH);
+		n = sizeof(buf) - z.avail_out;
+		if ((ret != Z_OK && ret != Z_STREAM_END) || fwrite(buf, 1, n, out) != n)
+			ret = Z_ERRNO;
+	} while (ret == Z_OK);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -1;
+}
+
+int vmstack_pprof_write(const struct vmstack_profile *p,
+			const struct vmstack_output_opts *o, FILE *out)
+{
+	uint64_t period = p->freq ? (1000000000ULL + p->freq / 2) / p->freq : 0;
+	struct writer w = { 0 };
+	char text[128];
+	size_t i;
+	int err;
+
+	(void)o;
+	str(&w, "");		/* string_table[0] must be "" */
+	value_type(&w, PROFILE_SAMPLE_TYPE, "samples", "count");
+	if (period) {
+		value_type(&w, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+		value_type(&w, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
+		pb_uint(&w.out, PROFILE_PERIOD, period);
+	}
+	snprintf(text, sizeof(text), "vmstack: %" PRIu64 " samples, %" PRIu64 " lost",
+		 p->samples, p->lost);
+	pb_varint(&w.sub, str(&w, text));
+	if (p->freq) {
+		snprintf(text, sizeof(text), "vmstack: %u samples per second per CPU", p->freq);
+		pb_varint(&w.sub, str(&w, text));
+	}
+	pb_msg(&w.out, PROFILE_COMMENT, &w.sub);
+	samples(&w, p, period);
+	mappings(&w, locations(&w, p));
+	functions(&w);
+	/* Last: every string is in by now. */
+	for (i = 0; i < w.strings.n; i++)
+		pb_len(&w.out, PROFILE_STRING_TABLE, w.strings.v[i].bytes, w.strings.v[i].len);
+	err = gzip_to(out, w.out.b, w.out.n);
+	free(w.out.b);
+	free(w.msg.b);
+	free(w.sub.b);
+	keys_free(&w.strings);
+	keys_free(&w.functions);
+	return err;
+}
