@@ -209,7 +209,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	struct cpython_build *b;
 	uint64_t lo, hex, bias;
 	int32_t cframe;
-	size_t i;
+	size_t i, scan;
 
 	if (!tab || !tab->elf || py_version(tab->elf, &hex) ||
 	    vmstack_elf_symbol(tab->elf, "_PyEval_EvalFrameDefault", &eval) ||
@@ -228,15 +228,14 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 			 (unsigned int)(hex >> 8 & 0xff));
 		return VMSTACK_DETECT_UNKNOWN;
 	}
-	if (vmstack_elf_symbol(tab->elf, "PyCode_Type", &code_type) || !eval.st_size ||
-	    vmstack_elf_read(tab->elf, eval.st_value, prologue,
-			     eval.st_size < sizeof(prologue) ? eval.st_size : sizeof(prologue))) {
+	scan = eval.st_size < sizeof(prologue) ? eval.st_size : sizeof(prologue);
+	if (vmstack_elf_symbol(tab->elf, "PyCode_Type", &code_type) || !scan ||
+	    vmstack_elf_read(tab->elf, eval.st_value, prologue, scan)) {
 		snprintf(why, len, "CPython %u.%u without PyCode_Type or _PyEval_EvalFrameDefault's code",
 			 L->major, L->minor);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
-	cframe = cframe_offset(L, prologue,
-			       eval.st_size < sizeof(prologue) ? eval.st_size : sizeof(prologue));
+	cframe = cframe_offset(L, prologue, scan);
 	if (cframe < 0) {
 		snprintf(why, len, "this build's _PyEval_EvalFrameDefault does not link its _PyCFrame "
 			 "the way vmstack knows (no \"lea N(%%rsp)\" stored to tstate->cframe)");
