@@ -329,18 +329,6 @@ static bool vmstack_vm_caller(struct vmstack_walk *w, const struct vmstack_vm_de
 	return true;
 }
 
-/* An activation without VM frames: its native frame goes too. */
-static enum vmstack_splice vmstack_vm_skip(struct vmstack_walk *w,
-					   const struct vmstack_vm_desc *d,
-					   const struct vmstack_user_regs *r,
-					   unsigned long ar,
-					   struct vmstack_user_regs *caller)
-{
-	if (vmstack_vm_caller(w, d, r, ar, caller))
-		return VMSTACK_SPLICE_CALLER;
-	return VMSTACK_SPLICE_NATIVE;
-}
-
 /* Where a VM's compiled code objects are: a table of count entries. */
 struct vmstack_jit_table {
 	unsigned long table;
@@ -547,8 +535,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 			broken = VMSTACK_VMB_STATE;
 		else if (!vmstack_vm_linked(w, d, state, ar))
 			/* Not linked yet, or not any more: no VM frames of its own. */
-			return d->flags & VMSTACK_VM_F_NATIVE_STEP ? VMSTACK_SPLICE_NATIVE :
-								     vmstack_vm_skip(w, d, r, ar, caller);
+			goto empty;
 	}
 	n0 = w->n;
 	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (at_leaf && d->top_reg))) {
@@ -602,5 +589,11 @@ shown:
 	return VMSTACK_SPLICE_NATIVE;
 
 empty:
-	return vmstack_vm_skip(w, d, r, ar, caller);
+	/* An activation without VM frames: a VM in C keeps its native frame... */
+	if (d->flags & VMSTACK_VM_F_NATIVE_STEP)
+		return VMSTACK_SPLICE_NATIVE;
+	/* ...others drop it too, and go on from the registers its entry saved. */
+	if (vmstack_vm_caller(w, d, r, ar, caller))
+		return VMSTACK_SPLICE_CALLER;
+	return VMSTACK_SPLICE_NATIVE;
 }
