@@ -38,6 +38,7 @@ struct vmstack_profile {
 	/* What the recording says of itself, for summaries (0: unknown). */
 	uint64_t lost;
 	unsigned int freq;	/* samples per second per CPU: a sample's CPU time */
+	uint64_t duration_ns;	/* the recording's wall time */
 };
 
 void vmstack_profile_init(struct vmstack_profile *p);

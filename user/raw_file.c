@@ -12,8 +12,9 @@
  * 3: VM words of ABI 2 (the descriptor's index, 57-bit values).
  * 4: VM names by word and PC (CPython's name the line).
  * 5: the rate and the lost samples (pprof's period and comments).
+ * 6: the duration (flame graphs' totals).
  */
-#define RAW_MAGIC "VMSTACK-RAW 5\n"
+#define RAW_MAGIC "VMSTACK-RAW 6\n"
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec)
@@ -26,8 +27,8 @@ void vmstack_raw_append(struct vmstack_raw_buf *b,
 	b->len += rec->hdr.size;
 }
 
-int vmstack_raw_write(const char *path, int pid, const char *comm,
-		      unsigned int freq, uint64_t lost, struct vmstack_symbolizer *sym,
+int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
+		      struct vmstack_symbolizer *sym,
 		      const struct vmstack_raw_buf *b)
 {
 	FILE *f = fopen(path, "w");
@@ -35,8 +36,9 @@ int vmstack_raw_write(const char *path, int pid, const char *comm,
 
 	if (!f)
 		return -1;
-	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nfreq %u\nlost %" PRIu64 "\nmaps %zu\n",
-		      pid, comm, freq, lost, vmstack_symbolizer_nr_maps(sym)) < 0 ||
+	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nfreq %u\nlost %" PRIu64
+		      "\nduration %" PRIu64 "\nmaps %zu\n", h->pid, h->comm, h->freq,
+		      h->lost, h->duration_ns, vmstack_symbolizer_nr_maps(sym)) < 0 ||
 	      vmstack_symbolizer_write_maps(sym, f) ||
 	      fprintf(f, "vmnames %zu\n", vmstack_symbolizer_nr_vm_names(sym)) < 0 ||
 	      vmstack_symbolizer_write_vm_names(sym, f) ||
@@ -75,15 +77,16 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		return -1;
 	}
 	if (strcmp(line, RAW_MAGIC) ||
-	    fscanf(f, "pid %d\n", &raw->pid) != 1 ||
+	    fscanf(f, "pid %d\n", &raw->head.pid) != 1 ||
 	    !fgets(line, sizeof(line), f) || strncmp(line, "comm ", 5) ||
-	    fscanf(f, "freq %u\nlost %" SCNu64 "\n", &raw->freq, &raw->lost) != 2 ||
+	    fscanf(f, "freq %u\nlost %" SCNu64 "\nduration %" SCNu64 "\n",
+		   &raw->head.freq, &raw->head.lost, &raw->head.duration_ns) != 3 ||
 	    fscanf(f, "maps %zu\n", &nmaps) != 1) {
 		fclose(f);
 		return fail(err, len, "not a vmstack raw recording");
 	}
 	line[strcspn(line, "\n")] = 0;
-	snprintf(raw->comm, sizeof(raw->comm), "%.63s", line + 5);
+	snprintf(raw->head.comm, sizeof(raw->head.comm), "%.63s", line + 5);
 	mf = open_memstream(&maps, &maps_len);
 	for (i = 0; i < nmaps && fgets(line, sizeof(line), f); i++)
 		fputs(line, mf);
@@ -93,7 +96,7 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		fclose(f);
 		return fail(err, len, "truncated raw recording (mappings)");
 	}
-	raw->sym = vmstack_symbolizer_new(raw->pid);
+	raw->sym = vmstack_symbolizer_new(raw->head.pid);
 	for (i = 0; i < nvm && fgets(line, sizeof(line), f); i++) {
 		char *pc_at, *name;
 		unsigned long long ident = strtoull(line, &pc_at, 16);

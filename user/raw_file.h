@@ -3,7 +3,7 @@
  * Raw recordings: the samples exactly as the rings held them, plus what is
  * needed to name them later (pid, process name, every mapping seen) and
  * the recording's rate and losses. Text header, then the records:
- *   VMSTACK-RAW 5\n pid PID\n comm NAME\n freq HZ\n lost N\n
+ *   VMSTACK-RAW 6\n pid PID\n comm NAME\n freq HZ\n lost N\n duration NS\n
  *   maps N\n <N /proc/PID/maps lines>
  *   vmnames M\n <M lines "IDENTITY(hex) NAME" of VM functions>
  *   records\n <struct vmstack_rec_sample ...> to the end of the file
@@ -24,15 +24,21 @@ struct vmstack_raw_buf {
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec);
-int vmstack_raw_write(const char *path, int pid, const char *comm,
-		      unsigned int freq, uint64_t lost, struct vmstack_symbolizer *sym,
-		      const struct vmstack_raw_buf *b);
-
-struct vmstack_raw {
+/* What a recording says of itself. */
+struct vmstack_raw_head {
 	int pid;
 	char comm[64];
 	unsigned int freq;	/* samples per second per CPU */
 	uint64_t lost;
+	uint64_t duration_ns;	/* from the session's start to its end */
+};
+
+int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
+		      struct vmstack_symbolizer *sym,
+		      const struct vmstack_raw_buf *b);
+
+struct vmstack_raw {
+	struct vmstack_raw_head head;
 	struct vmstack_symbolizer *sym;	/* built from the saved mappings */
 	struct vmstack_raw_buf records;
 };

@@ -281,6 +281,8 @@ struct recording {
 	char comm[64];
 	int exited;			/* the target is gone */
 	int maps_stale;			/* a sample ran in a mapping not read yet */
+	double started;			/* sampling began (now()) */
+	uint64_t duration_ns;		/* sampling's wall time */
 	int older_module;		/* said that the module lacks a feature */
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
@@ -468,6 +470,7 @@ static int write_output(struct recording *r, uint64_t lost)
 	vmstack_profile_name(&p, &r->stacks, r->sym, r->comm, o->per_thread);
 	p.lost = lost;
 	p.freq = r->sess.freq;
+	p.duration_ns = r->duration_ns;
 	if (o->format->write(&p, &oo, out) || fflush(out)) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = -1;
@@ -583,6 +586,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct recording r = { .sess.fd = -1, .comm = "?" };
 	struct vmstack_cpu_counts c;
+	struct vmstack_raw_head head;
 	int pidfd = -1, err = -1, running = 0, status;
 	struct options o;
 	char msg[256];
@@ -631,6 +635,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		goto out;
 	}
+	r.started = now();
 	if (o.cmd) {
 		err = vmstack_command_release(&cmd);
 		if (err) {
@@ -649,12 +654,15 @@ int main(int argc, char **argv)
 
 	record_loop(&r, pidfd);
 	vmstack_nl_session_stop(r.nl, r.sess.fd, msg, sizeof(msg));
+	r.duration_ns = (uint64_t)((now() - r.started) * 1e9);
 	drain(&r);
 	sum_counts(&r, &c, hist);
 	vmstack_symbolizer_load_perf_map(r.sym);
 	err = write_output(&r, VMSTACK_CNT(&c, DROPPED));
-	if (o.raw && vmstack_raw_write(o.raw, o.pid, r.comm, r.sess.freq,
-				       VMSTACK_CNT(&c, DROPPED), r.sym, &r.raw)) {
+	head = (struct vmstack_raw_head){ .pid = o.pid, .freq = r.sess.freq,
+		.lost = VMSTACK_CNT(&c, DROPPED), .duration_ns = r.duration_ns };
+	snprintf(head.comm, sizeof(head.comm), "%s", r.comm);
+	if (o.raw && vmstack_raw_write(o.raw, &head, r.sym, &r.raw)) {
 		fprintf(stderr, TOOL ": cannot write %s: %s\n", o.raw, strerror(errno));
 		err = -1;
 	}

@@ -102,9 +102,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &st, raw.sym, raw.comm, s.per_thread);
-	p.lost = raw.lost;
-	p.freq = raw.freq;
+	vmstack_profile_name(&p, &st, raw.sym, raw.head.comm, s.per_thread);
+	p.lost = raw.head.lost;
+	p.freq = raw.head.freq;
+	p.duration_ns = raw.head.duration_ns;
 	err = s.format->write(&p, &oo, out);
 	if (fflush(out) || err) {
 		fprintf(stderr, TOOL ": writing the output failed\n");

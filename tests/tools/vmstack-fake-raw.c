@@ -67,6 +67,9 @@ int main(int argc, char **argv)
 {
 	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
 	const uint64_t leaf = ADDR(leaf_fn), mid = ADDR(mid_fn), top = ADDR(main);
+	struct vmstack_raw_head head = { .pid = getpid(), .comm = "fakeprog",
+					 .freq = 999, .lost = 5,
+					 .duration_ns = 3000000000ull };
 	struct vmstack_raw_buf b = { 0 };
 	int err;
 
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
 	ADD(&b, 1, 0, leaf, BUILTIN, LUA, 0, MAIN_CHUNK, 0, mid, top);
 	ADD(&b, 1, 0, leaf, CUT, mid, top);
 	ADD(&b, 1, 1, K1, leaf, TRACE, LUA, 0, MAIN_CHUNK, 0, mid, top);
-	err = vmstack_raw_write(argv[1], getpid(), "fakeprog", 999, 5, sym, &b);
+	err = vmstack_raw_write(argv[1], &head, sym, &b);
 	if (err)
 		perror(argv[1]);
 	vmstack_symbolizer_free(sym);

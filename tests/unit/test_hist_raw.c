@@ -30,6 +30,8 @@ UNIT_TEST(raw_file_round_trip)
 	char path[] = "/tmp/vmstack-raw-XXXXXX";
 	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
 	struct vmstack_raw_buf buf = { 0 };
+	struct vmstack_raw_head head = { .pid = 1234, .comm = "my prog", .freq = 999,
+					 .lost = 7, .duration_ns = 2500000000ull };
 	struct {
 		struct vmstack_rec_sample rec;
 		uint64_t ips[2];
@@ -57,10 +59,11 @@ UNIT_TEST(raw_file_round_trip)
 	fd = mkstemp(path);
 	CHECK(fd >= 0);
 	close(fd);
-	CHECK(!vmstack_raw_write(path, 1234, "my prog", 999, 7, sym, &buf));
+	CHECK(!vmstack_raw_write(path, &head, sym, &buf));
 	CHECK(!vmstack_raw_read(path, &raw, msg, sizeof(msg)));
-	CHECK(raw.pid == 1234 && !strcmp(raw.comm, "my prog"));
-	CHECK(raw.freq == 999 && raw.lost == 7);
+	CHECK(raw.head.pid == 1234 && !strcmp(raw.head.comm, "my prog"));
+	CHECK(raw.head.freq == 999 && raw.head.lost == 7 &&
+	      raw.head.duration_ns == 2500000000ull);
 	CHECK(raw.records.len == 100 * sizeof(r));
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
 	{
@@ -79,13 +82,13 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 5\npid 1\ncomm x\nfreq 99\nlost 0\nmaps 0\nvmnames 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 6\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));
 	/* An older format is named, not misread. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 4\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
+	fputs("VMSTACK-RAW 5\npid 1\ncomm x\nmaps 0\nvmnames 0\nrecords\n", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "another vmstack version"));
