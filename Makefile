@@ -38,7 +38,7 @@ LDLIBS_CORE := -ldw -lelf -lz
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 # One file per VM runtime in user/vm/, one per output format in user/output/.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/abi.c \
-	     user/frame.c user/profile.c user/raw_file.c user/cfi.c \
+	     user/frame.c user/profile.c user/raw_file.c user/cfi.c user/threads.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c)
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)

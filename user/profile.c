@@ -25,6 +25,11 @@ void vmstack_profile_free(struct vmstack_profile *p)
 
 	for (i = 0; i < p->nframes; i++)
 		free(p->frames[i].name);
+	for (i = 0; i < p->nmaps; i++) {
+		free(p->maps[i].path);
+		free(p->maps[i].build_id);
+	}
+	free(p->maps);
 	for (i = 0; i < p->nslots; i++)
 		free(p->slots[i]);
 	free(p->frames);
@@ -72,31 +77,33 @@ uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
 		p->capframes = p->capframes ? 2 * p->capframes : 256;
 		p->frames = xrealloc(p->frames, p->capframes * sizeof(*p->frames));
 	}
+	memset(&p->frames[p->nframes], 0, sizeof(p->frames[p->nframes]));
 	p->frames[p->nframes].name = xstrdup(name);
 	p->frames[p->nframes].kind = kind;
 	p->frame_slots[j] = ++p->nframes;
 	return (uint32_t)(p->nframes - 1);
 }
 
-static uint64_t stack_hash(const uint32_t *ids, uint32_t n)
+static uint64_t stack_hash(const uint32_t *ids, uint32_t n, uint32_t tid)
 {
-	return hash_bytes(ids, n * sizeof(*ids), n);
+	return hash_bytes(ids, n * sizeof(*ids), ((uint64_t)tid << 32) | n);
 }
 
 static size_t stack_slot(const struct vmstack_profile *p, const uint32_t *ids,
-			 uint32_t n)
+			 uint32_t n, uint32_t tid)
 {
-	size_t j = stack_hash(ids, n) & (p->nslots - 1);
+	size_t j = stack_hash(ids, n, tid) & (p->nslots - 1);
 	const struct vmstack_pstack *s;
 
 	for (; (s = p->slots[j]); j = (j + 1) & (p->nslots - 1))
-		if (s->n == n && !memcmp(s->frames, ids, n * sizeof(*ids)))
+		if (s->n == n && s->tid == tid &&
+		    !memcmp(s->frames, ids, n * sizeof(*ids)))
 			break;
 	return j;
 }
 
 void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
-			 uint32_t n, uint64_t count)
+			 uint32_t n, uint32_t tid, uint64_t count)
 {
 	struct vmstack_pstack *s;
 	size_t i, j;
@@ -110,26 +117,62 @@ void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 		p->slots = xcalloc(p->nslots, sizeof(*p->slots));
 		for (i = 0; i < nold; i++)
 			if (old[i])
-				p->slots[stack_slot(p, old[i]->frames, old[i]->n)] = old[i];
+				p->slots[stack_slot(p, old[i]->frames, old[i]->n,
+						    old[i]->tid)] = old[i];
 		free(old);
 	}
-	j = stack_slot(p, ids, n);
+	j = stack_slot(p, ids, n, tid);
 	if (p->slots[j]) {
 		p->slots[j]->count += count;
 		return;
 	}
 	s = xmalloc(sizeof(*s) + n * sizeof(*ids));
 	s->count = count;
+	s->tid = tid;
 	s->n = n;
 	memcpy(s->frames, ids, n * sizeof(*ids));
 	p->slots[j] = s;
 	p->nstacks++;
 }
 
+/* The profile's mapping for @m (added if new): index + 1. */
+static uint32_t profile_map(struct vmstack_profile *p,
+			    const struct vmstack_where *w)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].start == w->map->start &&
+		    !strcmp(p->maps[i].path, w->map->path))
+			return (uint32_t)i + 1;
+	p->maps = xrealloc(p->maps, (p->nmaps + 1) * sizeof(*p->maps));
+	p->maps[p->nmaps] = (struct vmstack_pmap){
+		.path = xstrdup(w->map->path), .build_id = xstrdup(w->build_id),
+		.start = w->map->start, .limit = w->map->end, .offset = w->map->offset,
+	};
+	return (uint32_t)++p->nmaps;
+}
+
+/* Frame @f named @name: its id, with its place when it is new. */
+static uint32_t named_frame(struct vmstack_profile *p, struct vmstack_symbolizer *sym,
+			    const struct vmstack_frame *f, const char *name)
+{
+	size_t before = p->nframes;
+	uint32_t id = vmstack_profile_frame(p, name, f->kind);
+	struct vmstack_where w;
+
+	if (p->nframes > before && f->kind == VMSTACK_FRAME_NATIVE &&
+	    !vmstack_symbolizer_where(sym, f->value, f->ret, &w)) {
+		p->frames[id].map = profile_map(p, &w);
+		p->frames[id].addr = w.addr;
+	}
+	return id;
+}
+
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,
-			  struct vmstack_symbolizer *sym, const char *comm,
-			  int per_thread)
+			  struct vmstack_symbolizer *sym,
+			  const struct vmstack_name_opts *o)
 {
 	/* Each stack's ids, leaf first as the iterator gives them. */
 	uint32_t *leaf = xmalloc(2 * VMSTACK_MAX_DEPTH * sizeof(*leaf));
@@ -145,25 +188,26 @@ void vmstack_profile_name(struct vmstack_profile *p,
 
 		if (!s)
 			continue;
-		if (per_thread)
-			snprintf(name, sizeof(name), "%s/%u", comm, s->tid);
+		if (o->per_thread)
+			snprintf(name, sizeof(name), "%s/%u", o->comm, s->tid);
 		else
-			snprintf(name, sizeof(name), "%s", comm);
+			snprintf(name, sizeof(name), "%s", o->comm);
 		ids[n++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
 		vmstack_frames_start(&it, s->ips, s->nr_kernel, s->nr_user, s->flags);
 		while (vmstack_frames_next(&it, &f)) {
 			nk += f.kind == VMSTACK_FRAME_KERNEL;
-			leaf[nl++] = vmstack_profile_frame(p, vmstack_symbolize(sym, &f, name,
-										sizeof(name)),
-							   f.kind);
+			leaf[nl++] = named_frame(p, sym, &f, vmstack_symbolize(sym, &f, name,
+										       sizeof(name)));
 		}
 		/* Root first: user frames outermost first, then kernel frames. */
 		for (k = nl; k > nk; k--)
 			ids[n++] = leaf[k - 1];
 		for (k = nk; k > 0; k--)
 			ids[n++] = leaf[k - 1];
-		vmstack_profile_add(p, ids, n, s->count);
+		vmstack_profile_add(p, ids, n, s->tid, s->count);
 	}
+	if (o->per_thread)
+		p->threads = o->threads;
 	free(leaf);
 	free(ids);
 }

@@ -15,15 +15,29 @@
 
 struct vmstack_stacks;
 struct vmstack_symbolizer;
+struct vmstack_threads;
 
-/* A frame as shown: interned, so equal frames have one id. */
+/* A file as mapped, for formats that show addresses (pprof). */
+struct vmstack_pmap {
+	char *path, *build_id;	/* build_id: hex, "" if none */
+	uint64_t start, limit, offset;
+};
+
+/*
+ * A frame as shown: interned by name and kind, so equal frames have one
+ * id. A native frame also says where it is: a mapping and the address it
+ * stands for (its function's entry; see vmstack_symbolizer_where()).
+ */
 struct vmstack_pframe {
 	char *name;
 	enum vmstack_frame_kind kind;
+	uint32_t map;		/* index + 1 in the profile's maps; 0: none */
+	uint64_t addr;		/* with map */
 };
 
 struct vmstack_pstack {
 	uint64_t count;
+	uint32_t tid;		/* with stacks per thread; else 0 */
 	uint32_t n;
 	uint32_t frames[];	/* ids, root first */
 };
@@ -34,6 +48,10 @@ struct vmstack_profile {
 	size_t *frame_slots, nframe_slots;	/* id + 1 by hash of name and kind */
 	struct vmstack_pstack **slots;		/* stacks by hash of their ids */
 	size_t nslots, nstacks;
+	struct vmstack_pmap *maps;
+	size_t nmaps;
+	/* Thread names for stacks kept per thread; NULL: none. */
+	const struct vmstack_threads *threads;
 	uint64_t samples;
 	/* What the recording says of itself, for summaries (0: unknown). */
 	uint64_t lost;
@@ -46,17 +64,28 @@ void vmstack_profile_free(struct vmstack_profile *p);
 /* The id of the frame @name of @kind (added if new). */
 uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
 			       enum vmstack_frame_kind kind);
-/* Count @count samples for the stack of frame ids @ids (root first). */
-void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
-			 uint32_t n, uint64_t count);
 /*
- * Name every stack of @st with @sym: root @comm (COMM/TID with
- * @per_thread), user frames outermost first, then kernel frames.
+ * Count @count samples for the stack of frame ids @ids (root first) of
+ * thread @tid (0: of no thread in particular).
+ */
+void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
+			 uint32_t n, uint32_t tid, uint64_t count);
+
+/* How stacks are named. */
+struct vmstack_name_opts {
+	const char *comm;	/* the process's name: the root frame */
+	int per_thread;		/* root COMM/TID, stacks by thread */
+	const struct vmstack_threads *threads;	/* thread names, or NULL */
+};
+
+/*
+ * Name every stack of @st with @sym: the root frame, user frames
+ * outermost first, then kernel frames.
  */
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,
-			  struct vmstack_symbolizer *sym, const char *comm,
-			  int per_thread);
+			  struct vmstack_symbolizer *sym,
+			  const struct vmstack_name_opts *o);
 /* The stacks, in no particular order: @i from 0 to nslots, NULL skipped. */
 static inline const struct vmstack_pstack *
 vmstack_profile_slot(const struct vmstack_profile *p, size_t i)

@@ -12,7 +12,7 @@
  * 3: VM words of ABI 2 (the descriptor's index, 57-bit values).
  * 4: VM names by word and PC (CPython's name the line).
  * 5: the rate and the lost samples (pprof's period and comments).
- * 6: the duration (flame graphs' totals).
+ * 6: the duration (flame graphs' totals), thread names (pprof's labels).
  */
 #define RAW_MAGIC "VMSTACK-RAW 6\n"
 
@@ -29,6 +29,7 @@ void vmstack_raw_append(struct vmstack_raw_buf *b,
 
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		      struct vmstack_symbolizer *sym,
+		      const struct vmstack_threads *threads,
 		      const struct vmstack_raw_buf *b)
 {
 	FILE *f = fopen(path, "w");
@@ -42,6 +43,8 @@ int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 	      vmstack_symbolizer_write_maps(sym, f) ||
 	      fprintf(f, "vmnames %zu\n", vmstack_symbolizer_nr_vm_names(sym)) < 0 ||
 	      vmstack_symbolizer_write_vm_names(sym, f) ||
+	      fprintf(f, "threads %zu\n", threads->n) < 0 ||
+	      vmstack_threads_write(threads, f) ||
 	      fputs("records\n", f) < 0 ||
 	      (b->len && fwrite(b->data, b->len, 1, f) != 1);
 	if (fclose(f))
@@ -59,9 +62,10 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		     size_t len)
 {
 	char line[4200], *maps = NULL;
-	size_t nmaps, nvm, maps_len = 0, i, off;
+	size_t nmaps, nvm, nthreads, maps_len = 0, i, off;
 	FILE *f, *mf;
 	long n;
+	int bad;
 
 	memset(raw, 0, sizeof(*raw));
 	f = fopen(path, "r");
@@ -105,11 +109,21 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		name[strcspn(name, "\n")] = 0;
 		vmstack_symbolizer_add_vm_name(raw->sym, ident, pc, name + (*name == ' '));
 	}
-	if (i < nvm || !fgets(line, sizeof(line), f) || strcmp(line, "records\n")) {
+	vmstack_threads_init(&raw->threads);
+	bad = i < nvm || fscanf(f, "threads %zu\n", &nthreads) != 1;
+	for (i = 0; !bad && i < nthreads && fgets(line, sizeof(line), f); i++) {
+		char *name;
+		unsigned long tid = strtoul(line, &name, 10);
+
+		name[strcspn(name, "\n")] = 0;
+		vmstack_threads_set(&raw->threads, (uint32_t)tid, name + (*name == ' '));
+	}
+	if (bad || i < nthreads || !fgets(line, sizeof(line), f) ||
+	    strcmp(line, "records\n")) {
 		free(maps);
 		fclose(f);
 		vmstack_raw_free(raw);
-		return fail(err, len, "truncated raw recording (VM names)");
+		return fail(err, len, "truncated raw recording (VM names, threads)");
 	}
 	mf = fmemopen(maps, maps_len ? maps_len : 1, "r");
 	if (mf) {
@@ -147,6 +161,7 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 void vmstack_raw_free(struct vmstack_raw *raw)
 {
 	vmstack_symbolizer_free(raw->sym);
+	vmstack_threads_free(&raw->threads);
 	free(raw->records.data);
 	memset(raw, 0, sizeof(*raw));
 }

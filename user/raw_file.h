@@ -5,7 +5,8 @@
  * the recording's rate and losses. Text header, then the records:
  *   VMSTACK-RAW 6\n pid PID\n comm NAME\n freq HZ\n lost N\n duration NS\n
  *   maps N\n <N /proc/PID/maps lines>
- *   vmnames M\n <M lines "IDENTITY(hex) NAME" of VM functions>
+ *   vmnames M\n <M lines "IDENTITY(hex) PC(hex) NAME" of VM functions>
+ *   threads T\n <T lines "TID NAME" of the threads sampled>
  *   records\n <struct vmstack_rec_sample ...> to the end of the file
  */
 #ifndef VMSTACK_RAW_FILE_H
@@ -16,6 +17,7 @@
 #include <linux/vmstack.h>
 
 #include "symbols.h"
+#include "threads.h"
 
 struct vmstack_raw_buf {
 	uint8_t *data;
@@ -35,11 +37,13 @@ struct vmstack_raw_head {
 
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		      struct vmstack_symbolizer *sym,
+		      const struct vmstack_threads *threads,
 		      const struct vmstack_raw_buf *b);
 
 struct vmstack_raw {
 	struct vmstack_raw_head head;
 	struct vmstack_symbolizer *sym;	/* built from the saved mappings */
+	struct vmstack_threads threads;
 	struct vmstack_raw_buf records;
 };
 

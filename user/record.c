@@ -42,7 +42,7 @@
 
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
-	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS,
+	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG,
 };
 
 static const struct cli_option options[] = {
@@ -53,6 +53,7 @@ static const struct cli_option options[] = {
 	{ "output", 'o', "FILE", "write the profile to FILE (default: standard output);\n"
 	  "its suffix picks the format unless --format says" },
 	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
+	{ "svg", OPT_SVG, "FILE", "also draw a flame graph to FILE (without -o, only that)" },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, "user stacks only" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
@@ -94,7 +95,7 @@ static const struct cli record_cli = {
 	.options = options,
 	.more = more_help,
 	.examples = "  " TOOL " -p 1234 -d 10 -o app.folded   10 s of process 1234\n"
-		    "  " TOOL " -o app.svg -- ./app --flag    run ./app, draw its flame graph\n"
+		    "  " TOOL " --svg app.svg -- ./app          run ./app, draw its flame graph\n"
 		    "  " TOOL " -F 99 --per-thread -p 1234    low rate, one root per thread\n",
 	.footer = "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n",
 };
@@ -106,7 +107,7 @@ struct options {
 	char **cmd;
 	unsigned int freq, event, max_depth, ring_pages;
 	double duration;
-	const char *output;
+	const char *output, *svg;
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */
 	int kernel, per_thread, quiet, stats, cfi;
 	const char *raw;
@@ -144,6 +145,9 @@ static int set_option(void *arg, int key, const char *val)
 		       bad("bad duration '%s'", val) : 0;
 	case 'o':
 		o->output = val;
+		return 0;
+	case OPT_SVG:
+		o->svg = val;
 		return 0;
 	case OPT_FORMAT:
 		o->format = vmstack_output_find(val);
@@ -278,6 +282,7 @@ struct recording {
 	struct vmstack_vm_attach vms;
 	struct vmstack_stacks stacks;
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
+	struct vmstack_threads threads;	/* names of the threads sampled */
 	char comm[64];
 	int exited;			/* the target is gone */
 	int maps_stale;			/* a sample ran in a mapping not read yet */
@@ -356,6 +361,7 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 			 !vmstack_symbolizer_knows(r->sym, f.value))
 			r->maps_stale = 1;
 	vmstack_stacks_add(&r->stacks, rec);
+	vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
 	if (r->o->raw)
 		vmstack_raw_append(&r->raw, rec);
 }
@@ -450,34 +456,47 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
 }
 
-static int write_output(struct recording *r, uint64_t lost)
+/* @p in @format to @path ("-" or NULL: standard output). 0, or -1 (said why). */
+static int write_profile(const struct vmstack_profile *p,
+			 const struct vmstack_output *format, const char *path)
 {
-	const struct options *o = r->o;
 	struct vmstack_output_opts oo = { 0 };
-	struct vmstack_profile p;
 	FILE *out = stdout;
 	int err = 0;
 
-	if (o->output && strcmp(o->output, "-")) {
-		out = fopen(o->output, "w");
+	if (path && strcmp(path, "-")) {
+		out = fopen(path, "w");
 		if (!out) {
-			fprintf(stderr, TOOL ": cannot write %s: %s\n", o->output,
-				strerror(errno));
+			fprintf(stderr, TOOL ": cannot write %s: %s\n", path, strerror(errno));
 			return -1;
 		}
 	}
+	if (format->write(p, &oo, out) || fflush(out)) {
+		fprintf(stderr, TOOL ": writing %s failed\n", out == stdout ? "the output" : path);
+		err = -1;
+	}
+	if (out != stdout && fclose(out))
+		err = -1;
+	return err;
+}
+
+static int write_output(struct recording *r, uint64_t lost)
+{
+	const struct options *o = r->o;
+	struct vmstack_profile p;
+	int err = 0;
+
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &r->stacks, r->sym, r->comm, o->per_thread);
+	vmstack_profile_name(&p, &r->stacks, r->sym, &(struct vmstack_name_opts){
+		.comm = r->comm, .per_thread = o->per_thread, .threads = &r->threads });
 	p.lost = lost;
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;
-	if (o->format->write(&p, &oo, out) || fflush(out)) {
-		fprintf(stderr, TOOL ": writing the output failed\n");
+	if (o->output || !o->svg)
+		err = write_profile(&p, o->format, o->output);
+	if (o->svg && write_profile(&p, vmstack_output_find("svg"), o->svg))
 		err = -1;
-	}
 	vmstack_profile_free(&p);
-	if (out != stdout)
-		fclose(out);
 	return err;
 }
 
@@ -613,6 +632,7 @@ int main(int argc, char **argv)
 	if (start_session(&r))
 		goto out;
 	vmstack_stacks_init(&r.stacks, o.per_thread);
+	vmstack_threads_init(&r.threads);
 	r.sym = vmstack_symbolizer_new(o.pid);
 	r.vms = (struct vmstack_vm_attach){
 		.tool = TOOL, .pid = o.pid, .sym = r.sym, .add = vm_add, .arg = &r,
@@ -662,7 +682,7 @@ int main(int argc, char **argv)
 	head = (struct vmstack_raw_head){ .pid = o.pid, .freq = r.sess.freq,
 		.lost = VMSTACK_CNT(&c, DROPPED), .duration_ns = r.duration_ns };
 	snprintf(head.comm, sizeof(head.comm), "%s", r.comm);
-	if (o.raw && vmstack_raw_write(o.raw, &head, r.sym, &r.raw)) {
+	if (o.raw && vmstack_raw_write(o.raw, &head, r.sym, &r.threads, &r.raw)) {
 		fprintf(stderr, TOOL ": cannot write %s: %s\n", o.raw, strerror(errno));
 		err = -1;
 	}
@@ -686,6 +706,7 @@ out:
 	if (r.stacks.slots)
 		vmstack_stacks_free(&r.stacks);
 	free(r.raw.data);
+	vmstack_threads_free(&r.threads);
 	free(r.rings);
 	return err ? 1 : 0;
 }

@@ -102,7 +102,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &st, raw.sym, raw.head.comm, s.per_thread);
+	vmstack_profile_name(&p, &st, raw.sym, &(struct vmstack_name_opts){
+		.comm = raw.head.comm, .per_thread = s.per_thread, .threads = &raw.threads });
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;

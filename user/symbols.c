@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_facts.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -225,6 +226,16 @@ int vmstack_symtab_vaddr(const struct vmstack_symtab *t, uint64_t file_off,
 			return 0;
 		}
 	return -1;
+}
+
+const char *vmstack_symtab_build_id(struct vmstack_symtab *t)
+{
+	if (!t->build_id_tried && t->elf) {
+		t->build_id_tried = 1;
+		if (vmstack_elf_build_id(t->elf, t->build_id, sizeof(t->build_id)))
+			t->build_id[0] = 0;
+	}
+	return t->build_id;
 }
 
 const struct vmstack_cfi_table *vmstack_symtab_cfi(struct vmstack_symtab *t)
@@ -524,6 +535,44 @@ int vmstack_symbolizer_refresh(struct vmstack_symbolizer *s)
 int vmstack_symbolizer_knows(struct vmstack_symbolizer *s, uint64_t addr)
 {
 	return vmstack_is_vmw(addr) || vmstack_maps_find(&s->maps, addr) != NULL;
+}
+
+/* The file offset of link-time address @vaddr; 0, or -1 if not loaded. */
+static int symtab_file_off(const struct vmstack_symtab *t, uint64_t vaddr,
+			   uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < t->nloads; i++)
+		if (vaddr >= t->loads[i].vaddr &&
+		    vaddr < t->loads[i].vaddr + t->loads[i].filesz) {
+			*off = vaddr - t->loads[i].vaddr + t->loads[i].offset;
+			return 0;
+		}
+	return -1;
+}
+
+int vmstack_symbolizer_where(struct vmstack_symbolizer *s, uint64_t addr,
+			     int ret, struct vmstack_where *w)
+{
+	uint64_t pc = ret ? addr - 1 : addr, vaddr, off;
+	struct vmstack_map *m = vmstack_maps_find(&s->maps, pc);
+	const struct vmstack_sym *sym;
+	struct vmstack_symtab *tab;
+
+	if (!m || m->path[0] != '/')
+		return -1;
+	tab = m->symtab;
+	w->map = m;
+	w->build_id = tab ? vmstack_symtab_build_id(tab) : "";
+	w->addr = pc;
+	/* The entry, when it lies in the same mapping (it does but in odd files). */
+	if (tab && !vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr) &&
+	    (sym = vmstack_symtab_find(tab, vaddr)) &&
+	    !symtab_file_off(tab, sym->addr, &off) &&
+	    off >= m->offset && off - m->offset < m->end - m->start)
+		w->addr = m->start + (off - m->offset);
+	return 0;
 }
 
 size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s)

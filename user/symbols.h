@@ -35,6 +35,8 @@ struct vmstack_symtab {
 	int loaded;		/* 0: unreadable file; names will be offsets */
 	struct vmstack_cfi_table *cfi;	/* unwind rows, made on first use */
 	int cfi_tried;
+	char build_id[41];	/* hex, "" if none; read on first use */
+	int build_id_tried;
 };
 
 /* Load an ELF file's symbols and load segments. 0 or -1. */
@@ -56,6 +58,9 @@ void vmstack_symtab_free(struct vmstack_symtab *t);
 /* The file's unwind rows (cached), or NULL if it has no usable CFI. */
 const struct vmstack_cfi_table *vmstack_symtab_cfi(struct vmstack_symtab *t);
 
+/* The file's GNU build-id in hex, or "" (read once). */
+const char *vmstack_symtab_build_id(struct vmstack_symtab *t);
+
 /* The symbolizer of one target process. */
 struct vmstack_symbolizer;
 
@@ -72,6 +77,20 @@ int vmstack_symbolizer_write_maps(const struct vmstack_symbolizer *s, FILE *f);
 size_t vmstack_symbolizer_nr_maps(const struct vmstack_symbolizer *s);
 /* Is @addr in a mapping read so far (or a VM word)? */
 int vmstack_symbolizer_knows(struct vmstack_symbolizer *s, uint64_t addr);
+/*
+ * Where a user address is, for formats that show addresses (pprof): the
+ * mapping of a file that holds it, and the address a frame named by it
+ * stands for: the entry of its function when it has one (a named frame
+ * is the function, not one instruction), else the address itself.
+ * 0, or -1 if no file holds @addr (anonymous memory, JIT code).
+ */
+struct vmstack_where {
+	const struct vmstack_map *map;
+	const char *build_id;	/* hex, "" if none */
+	uint64_t addr;
+};
+int vmstack_symbolizer_where(struct vmstack_symbolizer *s, uint64_t addr,
+			     int ret, struct vmstack_where *w);
 /* Called for each executable file mapping when it is first seen. */
 typedef void (*vmstack_new_map_fn)(void *arg, struct vmstack_map *m);
 void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,

@@ -18,8 +18,16 @@ for w in calltree sandwich; do
 done
 grep -q 'sandwich.lua:1_\[vm\]' /tmp/sandwich.folded || fail "no Lua frames in the sandwich"
 go tool pprof -top /tmp/sandwich.pb.gz | head -12
-vmstack-record -q -o /tmp/live.pb.gz -- build/workloads/calltree "$scale" ||
-	fail "record to .pb.gz failed"
-go tool pprof -raw /tmp/live.pb.gz | grep -qx 'samples/count cpu/nanoseconds' ||
+# The recorder's own pprof, with thread labels and a flame graph beside it
+# (--svg); the calltree binary's mapping carries its build-id.
+vmstack-record -q --per-thread -o /tmp/live.pb.gz --svg /tmp/live.svg -- \
+	build/workloads/calltree "$scale" || fail "record to .pb.gz failed"
+go tool pprof -raw /tmp/live.pb.gz >/tmp/live.txt 2>&1
+grep -qx 'samples/count cpu/nanoseconds' /tmp/live.txt ||
 	fail "go tool pprof does not read the recorder's pprof"
+grep -qE '^ +thread_name:\[calltree\]$' /tmp/live.txt || fail "no thread_name label"
+id=$(readelf -n build/workloads/calltree | sed -n 's/.*Build ID: //p')
+grep -qE " $(realpath build/workloads/calltree) $id " /tmp/live.txt ||
+	fail "no mapping of calltree with build-id $id"
+grep -q '<svg' /tmp/live.svg || fail "--svg wrote no flame graph"
 true

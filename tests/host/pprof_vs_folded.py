@@ -6,12 +6,16 @@
 #     compares the two; exit 0 if they agree, else 1 and why (guest tests);
 #   pprof_vs_folded.py --host FAKE_RAW REPORT
 #     writes a raw recording of known stacks (tests/tools/vmstack-fake-raw),
-#     turns it into both with vmstack-report and compares them, and checks
-#     how its VM names were split: prints "PASS pprof:report" or "FAIL ...".
+#     turns it into both with vmstack-report and compares them, checks
+#     how its VM names were split, that native frames sit in their file's
+#     mapping (build-id as readelf reads it) at their function's entry (as
+#     nm gives it), and the thread labels of --per-thread: prints
+#     "PASS pprof:report" or "FAIL ...".
 # Each pprof sample (-raw: location ids leaf first) is turned back into a
 # folded line: a Location's function, file and line into the frame's name
 # (the reverse of user/output/pprof.c's split), its mapping into the kind's
-# suffix; -top's total and -traces' stacks must agree too.
+# suffix (a file's mapping: native); -top's total and -traces' stacks must
+# agree too.
 import collections, os, re, shutil, subprocess, sys, tempfile
 
 SUFFIX = {'': '', '[kernel]': '_[k]', '[vm]': '_[vm]', '[jit]': '_[j]'}
@@ -36,13 +40,14 @@ def folded_frame(mapping, name, file, line):
     user/output/pprof.c's split, and its mapping as the kind's suffix."""
     if file and not name.endswith('%s:%d' % (file, line)):
         name = '%s (%s:%d)' % (name, file, line)
-    return name.replace(';', ':') + SUFFIX[mapping]
+    return name.replace(';', ':') + SUFFIX['' if mapping.startswith('/') else mapping]
 
 
 def read_raw(path):
     """-raw: the sample types, the period, each sample's values and location
     ids (leaf first), and each location's (mapping, function, file, line)."""
     types, period, samples, locs, maps, sect = [], 0, [], {}, {}, None
+    labels = []
     for line in pprof('-raw', path).splitlines():
         if line in ('Samples:', 'Locations', 'Mappings'):
             sect = line
@@ -52,18 +57,38 @@ def read_raw(path):
             types = line.split()
         elif sect == 'Samples:':
             m = re.match(r'^([\d ]+): ([\d ]*)$', line)
+            lm = re.match(r'^\s+(\w+):\[(.*)\]$', line)
+            if lm and samples:
+                samples[-1][2][lm[1]] = lm[2]
+                continue
             if not m:
                 raise RuntimeError('unparsed sample: ' + line)
-            samples.append(([int(v) for v in m[1].split()], m[2].split()))
+            samples.append(([int(v) for v in m[1].split()], m[2].split(), {}))
         elif sect == 'Locations':
-            m = re.match(r'^\s*(\d+): 0x[0-9a-f]+ (?:M=(\d+) )?(.*) (\S*):(\d+) s=\d+$', line)
+            m = re.match(r'^\s*(\d+): (0x[0-9a-f]+) (?:M=(\d+) )?(.*) (\S*):(\d+) s=\d+$', line)
             if not m:
                 raise RuntimeError('unparsed location: ' + line)
-            locs[m[1]] = (m[2], m[3], m[4], int(m[5]))
+            locs[m[1]] = (m[3], m[4], m[5], int(m[6]), int(m[2], 16))
         elif sect == 'Mappings':
             f = line.split(' ')     # "ID: START/LIMIT/OFFSET FILE BUILDID FLAGS"
-            maps[f[0].rstrip(':')] = f[2]
-    return types, period, samples, {i: (maps[l[0]],) + l[1:] for i, l in locs.items()}
+            maps[f[0].rstrip(':')] = (f[2], f[3], [int(v, 16) for v in f[1].split('/')])
+    return types, period, samples, locs, maps
+
+
+def places(pb):
+    """Each native location's (function, file, build-id, file offset)."""
+    locs, maps = read_raw(pb)[3:]
+    out = set()
+    for m, name, file, line, addr in locs.values():
+        path, build_id, (start, limit, offset) = maps[m]
+        if path.startswith('/'):
+            out.add((name, path, build_id, addr - start + offset))
+    return out
+
+
+def thread_labels(pb):
+    """The (thread, thread_name) labels of every sample."""
+    return {(lb.get('thread'), lb.get('thread_name')) for _, _, lb in read_raw(pb)[2]}
 
 
 def compare(pb, folded, known=set()):
@@ -73,13 +98,14 @@ def compare(pb, folded, known=set()):
         stack, count = line.rstrip('\n').rsplit(' ', 1)
         want[stack] += int(count)
     total = sum(want.values())
-    types, period, samples, locs = read_raw(pb)
+    types, period, samples, raw_locs, maps = read_raw(pb)
+    locs = {i: (maps[l[0]][0],) + l[1:4] for i, l in raw_locs.items()}
     if types[:1] != ['samples/count']:
         return 'sample types %s' % types
     if not known <= set(locs.values()):
         return 'no location %s' % sorted(known - set(locs.values()))
     got, traces = collections.Counter(), collections.Counter()
-    for values, ids in samples:
+    for values, ids, _ in samples:
         got[';'.join(folded_frame(*locs[i]) for i in reversed(ids))] += values[0]
         traces[(values[0], tuple(locs[i][1] for i in ids))] += 1
         if len(types) > 1 and values[1] != values[0] * period:
@@ -103,14 +129,37 @@ def compare(pb, folded, known=set()):
     return None
 
 
+def fake_raw_places(fake_raw):
+    """(function, file, build-id, file offset) of the fake recording's
+    native functions, from readelf and nm."""
+    path = os.path.realpath(fake_raw)
+    notes = subprocess.run(['readelf', '-n', path], capture_output=True, text=True).stdout
+    build_id = re.search(r'Build ID: ([0-9a-f]+)', notes)[1]
+    syms = subprocess.run(['nm', path], capture_output=True, text=True).stdout
+    # The PIE's text segment has p_vaddr == p_offset: an address is its offset.
+    addr = {f[2]: int(f[0], 16) for f in (l.split() for l in syms.splitlines()) if len(f) == 3}
+    return {(n, path, build_id, addr[n]) for n in ('leaf_fn', 'mid_fn', 'main')}
+
+
 def host(fake_raw, report):
     d = tempfile.mkdtemp()
-    raw, pb, folded = (os.path.join(d, 'known' + s) for s in ('.raw', '.pb.gz', '.folded'))
+    raw, pb, folded, pbt = (os.path.join(d, 'known' + s)
+                            for s in ('.raw', '.pb.gz', '.folded', '.threads.pb.gz'))
     try:
         for cmd in ([fake_raw, raw], [report, '-i', raw, '-o', folded],
-                    [report, '-i', raw, '-o', pb]):
+                    [report, '-i', raw, '-o', pb],
+                    [report, '-i', raw, '-o', pbt, '--per-thread']):
             subprocess.run(cmd, check=True, capture_output=True)
         why = compare(pb, folded, KNOWN)
+        want, got = fake_raw_places(fake_raw), places(pb)
+        if not why and want != got:
+            why = 'native locations %s, readelf and nm say %s' % (sorted(got), sorted(want))
+        if not why and thread_labels(pb) != {(None, None)}:
+            why = 'thread labels without --per-thread: %s' % thread_labels(pb)
+        labels = thread_labels(pbt)
+        if not why and (len(labels) != 1 or next(iter(labels))[1] != 'fakeprog'
+                        or not (next(iter(labels))[0] or '').isdigit()):
+            why = 'thread labels with --per-thread: %s' % labels
     except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
         why = str(e)
     finally:

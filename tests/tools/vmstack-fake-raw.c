@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 					 .freq = 999, .lost = 5,
 					 .duration_ns = 3000000000ull };
 	struct vmstack_raw_buf b = { 0 };
+	struct vmstack_threads threads;
 	int err;
 
 	if (argc != 2)
@@ -90,7 +91,10 @@ int main(int argc, char **argv)
 	ADD(&b, 1, 0, leaf, BUILTIN, LUA, 0, MAIN_CHUNK, 0, mid, top);
 	ADD(&b, 1, 0, leaf, CUT, mid, top);
 	ADD(&b, 1, 1, K1, leaf, TRACE, LUA, 0, MAIN_CHUNK, 0, mid, top);
-	err = vmstack_raw_write(argv[1], &head, sym, &b);
+	vmstack_threads_init(&threads);
+	vmstack_threads_set(&threads, (uint32_t)getpid(), "fakeprog");
+	err = vmstack_raw_write(argv[1], &head, sym, &threads, &b);
+	vmstack_threads_free(&threads);
 	if (err)
 		perror(argv[1]);
 	vmstack_symbolizer_free(sym);

@@ -30,6 +30,7 @@ UNIT_TEST(raw_file_round_trip)
 	char path[] = "/tmp/vmstack-raw-XXXXXX";
 	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
 	struct vmstack_raw_buf buf = { 0 };
+	struct vmstack_threads threads;
 	struct vmstack_raw_head head = { .pid = 1234, .comm = "my prog", .freq = 999,
 					 .lost = 7, .duration_ns = 2500000000ull };
 	struct {
@@ -59,12 +60,18 @@ UNIT_TEST(raw_file_round_trip)
 	fd = mkstemp(path);
 	CHECK(fd >= 0);
 	close(fd);
-	CHECK(!vmstack_raw_write(path, &head, sym, &buf));
+	vmstack_threads_init(&threads);
+	vmstack_threads_set(&threads, 7, "worker 1");
+	vmstack_threads_set(&threads, 8, "");
+	CHECK(!vmstack_raw_write(path, &head, sym, &threads, &buf));
 	CHECK(!vmstack_raw_read(path, &raw, msg, sizeof(msg)));
 	CHECK(raw.head.pid == 1234 && !strcmp(raw.head.comm, "my prog"));
 	CHECK(raw.head.freq == 999 && raw.head.lost == 7 &&
 	      raw.head.duration_ns == 2500000000ull);
 	CHECK(raw.records.len == 100 * sizeof(r));
+	CHECK(!strcmp(vmstack_threads_name(&raw.threads, 7), "worker 1"));
+	CHECK(!vmstack_threads_name(&raw.threads, 8) && raw.threads.n == 2);
+	vmstack_threads_free(&threads);
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
 	{
 		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234,
@@ -82,7 +89,7 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 6\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 6\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nthreads 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));

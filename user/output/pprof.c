@@ -16,12 +16,16 @@
  * function qualname at LINE, the running line; Lua's "chunk:LINE" (and a
  * LuaJIT trace's "TRACE_N chunk:LINE") has file chunk and line LINE, the
  * function's (or trace's) first, and keeps its whole name: chunk and first
- * line are all that names a Lua function. A frame's kind is its Location's
- * mapping, "[kernel]", "[vm]" or "[jit]"; native frames and the root have
- * one with no file (the profile holds names, not addresses, files or
- * build-ids). Each sample is a stack, leaf first, with its count and, when
- * the rate is known, its CPU time (1e9 / rate nanoseconds a sample);
- * comments give the recording's totals.
+ * line are all that names a Lua function. A native frame's Location is in
+ * the Mapping of its file (path, build-id, addresses as the process mapped
+ * it), at the address the frame stands for: its function's entry, as a
+ * frame is a function (named) or one address (unnamed); other frames' kind
+ * is their Location's mapping, "[kernel]", "[vm]" or "[jit]", and native
+ * frames in no file and the root have one with no file. Each sample is a
+ * stack, leaf first, with its count and, when the rate is known, its CPU
+ * time (1e9 / rate nanoseconds a sample), and with stacks per thread the
+ * labels "thread" (its id) and "thread_name"; comments give the
+ * recording's totals.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -31,6 +35,7 @@
 #include <zlib.h>
 
 #include "output.h"
+#include "threads.h"
 #include "util.h"
 
 /* profile.proto's field numbers, by message. */
@@ -40,9 +45,13 @@ enum {
 	PROFILE_COMMENT,
 };
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT };
-enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE };
-enum { MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7 };
-enum { LOCATION_ID = 1, LOCATION_MAPPING_ID, LOCATION_LINE = 4 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE, SAMPLE_LABEL };
+enum { LABEL_KEY = 1, LABEL_STR, LABEL_NUM };
+enum {
+	MAPPING_ID = 1, MAPPING_MEMORY_START, MAPPING_MEMORY_LIMIT, MAPPING_FILE_OFFSET,
+	MAPPING_FILENAME, MAPPING_BUILD_ID, MAPPING_HAS_FUNCTIONS,
+};
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID, LOCATION_ADDRESS, LOCATION_LINE };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE };
 enum {
 	FUNCTION_ID = 1, FUNCTION_NAME, FUNCTION_SYSTEM_NAME, FUNCTION_FILENAME,
@@ -227,9 +236,10 @@ static void split_name(const struct vmstack_pframe *f, struct where *w)
 }
 
 /*
- * A kind's mapping is its class's (id: the class + 1). Native code's has no
- * file, as the profile keeps names, not files, and comes first: pprof takes
- * the first mapping for the program's and would show "File: [kernel]".
+ * A kind's mapping is its class's (id: the class + 1), then the files' (id:
+ * NR_CLASS_MAPPINGS + the profile's map number). Native code's has no file
+ * and comes first: pprof takes the first mapping for the program's and
+ * would show "File: [kernel]", or the file of the first leaf, libc's.
  */
 static const char *const class_mappings[] = {
 	[VMSTACK_CLASS_NATIVE] = "",
@@ -237,6 +247,7 @@ static const char *const class_mappings[] = {
 	[VMSTACK_CLASS_VM] = "[vm]",
 	[VMSTACK_CLASS_JIT] = "[jit]",
 };
+#define NR_CLASS_MAPPINGS (sizeof(class_mappings) / sizeof(*class_mappings))
 
 struct writer {
 	struct pb out, msg, sub;
@@ -261,6 +272,21 @@ static void value_type(struct writer *w, unsigned int field, const char *type,
 	pb_msg(&w->out, field, &w->msg);
 }
 
+static void thread_labels(struct writer *w, const struct vmstack_profile *p,
+			  uint32_t tid)
+{
+	const char *name = vmstack_threads_name(p->threads, tid);
+
+	pb_uint(&w->sub, LABEL_KEY, str(w, "thread"));
+	pb_uint(&w->sub, LABEL_NUM, tid);
+	pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
+	if (name) {
+		pb_uint(&w->sub, LABEL_KEY, str(w, "thread_name"));
+		pb_uint(&w->sub, LABEL_STR, str(w, name));
+		pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
+	}
+}
+
 static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t period)
 {
 	const struct vmstack_pstack *s;
@@ -279,6 +305,8 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 		if (period)
 			pb_varint(&w->sub, s->count * period);
 		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
+		if (p->threads && s->tid)
+			thread_labels(w, p, s->tid);
 		pb_msg(&w->out, PROFILE_SAMPLE, &w->msg);
 	}
 }
@@ -300,26 +328,46 @@ static unsigned int locations(struct writer *w, const struct vmstack_profile *p)
 		};
 		pb_uint(&w->sub, LINE_FUNCTION_ID, key_number(&w->functions, &fn, sizeof(fn)) + 1);
 		pb_uint(&w->sub, LINE_LINE, wh.line);
-		class = vmstack_kind_styles[p->frames[i].kind].class;
-		used |= 1u << class;
 		pb_uint(&w->msg, LOCATION_ID, i + 1);
-		pb_uint(&w->msg, LOCATION_MAPPING_ID, class + 1);
+		if (p->frames[i].map) {
+			pb_uint(&w->msg, LOCATION_MAPPING_ID,
+				NR_CLASS_MAPPINGS + p->frames[i].map);
+			pb_uint(&w->msg, LOCATION_ADDRESS, p->frames[i].addr);
+		} else {
+			class = vmstack_kind_styles[p->frames[i].kind].class;
+			used |= 1u << class;
+			pb_uint(&w->msg, LOCATION_MAPPING_ID, class + 1);
+		}
 		pb_msg(&w->msg, LOCATION_LINE, &w->sub);
 		pb_msg(&w->out, PROFILE_LOCATION, &w->msg);
 	}
 	return used;
 }
 
-static void mappings(struct writer *w, unsigned int used)
+static void mappings(struct writer *w, const struct vmstack_profile *p,
+		     unsigned int used)
 {
+	const struct vmstack_pmap *m;
 	unsigned int class;
+	size_t i;
 
-	for (class = 0; class < sizeof(class_mappings) / sizeof(*class_mappings); class++) {
+	for (class = 0; class < NR_CLASS_MAPPINGS; class++) {
 		if (!(used & 1u << class))
 			continue;
 		pb_uint(&w->msg, MAPPING_ID, class + 1);
 		pb_uint(&w->msg, MAPPING_FILENAME, str(w, class_mappings[class]));
 		/* Named already: nothing for pprof to look up. */
+		pb_uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
+		pb_msg(&w->out, PROFILE_MAPPING, &w->msg);
+	}
+	for (i = 0; i < p->nmaps; i++) {
+		m = &p->maps[i];
+		pb_uint(&w->msg, MAPPING_ID, NR_CLASS_MAPPINGS + i + 1);
+		pb_uint(&w->msg, MAPPING_MEMORY_START, m->start);
+		pb_uint(&w->msg, MAPPING_MEMORY_LIMIT, m->limit);
+		pb_uint(&w->msg, MAPPING_FILE_OFFSET, m->offset);
+		pb_uint(&w->msg, MAPPING_FILENAME, str(w, m->path));
+		pb_uint(&w->msg, MAPPING_BUILD_ID, str(w, m->build_id));
 		pb_uint(&w->msg, MAPPING_HAS_FUNCTIONS, 1);
 		pb_msg(&w->out, PROFILE_MAPPING, &w->msg);
 	}
@@ -392,7 +440,7 @@ int vmstack_pprof_write(const struct vmstack_profile *p,
 	}
 	pb_msg(&w.out, PROFILE_COMMENT, &w.sub);
 	samples(&w, p, period);
-	mappings(&w, locations(&w, p));
+	mappings(&w, p, locations(&w, p));
 	functions(&w);
 	/* Last: every string is in by now. */
 	for (i = 0; i < w.strings.n; i++)
