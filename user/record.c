@@ -346,11 +346,18 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	struct vmstack_frame_iter it;
 	struct vmstack_frame f;
 
+	vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
+	if (r->o->raw)
+		vmstack_raw_append(&r->raw, rec);
 	/*
-	 * VM objects may be freed soon: name new VM frames now. Code in a
-	 * mapping not read yet (dlopen) should have its unwind rules reach
-	 * the module now, not at the next periodic refresh.
+	 * A stack seen before was looked at then: its VM words are named
+	 * and its mappings known or looked for. A new one: VM objects may
+	 * be freed soon, so name its VM frames now; code in a mapping not
+	 * read yet (dlopen) should have its unwind rules reach the module
+	 * now, not at the next periodic refresh.
 	 */
+	if (!vmstack_stacks_add(&r->stacks, rec))
+		return;
 	/* __u64 and uint64_t: the same 64 bits, two spellings. */
 	vmstack_frames_start(&it, (const uint64_t *)rec->ips, rec->nr_kernel, rec->nr_user,
 			     rec->hdr.flags);
@@ -360,10 +367,6 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 		else if (f.kind == VMSTACK_FRAME_NATIVE && !r->maps_stale &&
 			 !vmstack_symbolizer_knows(r->sym, f.value))
 			r->maps_stale = 1;
-	vmstack_stacks_add(&r->stacks, rec);
-	vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
-	if (r->o->raw)
-		vmstack_raw_append(&r->raw, rec);
 }
 
 static void drain(struct recording *r)

@@ -50,8 +50,8 @@ static void grow(struct vmstack_stacks *st)
 	free(old);
 }
 
-void vmstack_stacks_add(struct vmstack_stacks *st,
-			const struct vmstack_rec_sample *rec)
+int vmstack_stacks_add(struct vmstack_stacks *st,
+		       const struct vmstack_rec_sample *rec)
 {
 	uint32_t tid = st->per_thread ? rec->tid : 0;
 	uint16_t nk = rec->nr_kernel, nu = rec->nr_user;
@@ -65,7 +65,7 @@ void vmstack_stacks_add(struct vmstack_stacks *st,
 	for (; (s = st->slots[j]); j = (j + 1) & (st->nslots - 1)) {
 		if (same(s, rec->pid, tid, nk, nu, rec->ips)) {
 			s->count++;
-			return;
+			return 0;
 		}
 	}
 	s = xmalloc(sizeof(*s) + n * 8);
@@ -78,6 +78,7 @@ void vmstack_stacks_add(struct vmstack_stacks *st,
 	memcpy(s->ips, rec->ips, n * 8);
 	st->slots[j] = s;
 	st->n++;
+	return 1;
 }
 
 void vmstack_stacks_free(struct vmstack_stacks *st)

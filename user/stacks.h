@@ -23,8 +23,9 @@ struct vmstack_stacks {
 };
 
 void vmstack_stacks_init(struct vmstack_stacks *st, int per_thread);
-void vmstack_stacks_add(struct vmstack_stacks *st,
-			const struct vmstack_rec_sample *rec);
+/* Count @rec's stack: 1 if it is a new one, else 0. */
+int vmstack_stacks_add(struct vmstack_stacks *st,
+		       const struct vmstack_rec_sample *rec);
 void vmstack_stacks_free(struct vmstack_stacks *st);
 
 #endif
