@@ -42,7 +42,7 @@
 
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
-	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS,
+	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_INVERTED,
 };
 
 static const struct cli_option options[] = {
@@ -53,6 +53,8 @@ static const struct cli_option options[] = {
 	{ "output", 'o', "FILE", "write the profile to FILE (default: standard output);\n"
 	  "its suffix picks the format unless --format says" },
 	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
+	{ "inverted", OPT_INVERTED, NULL, "svg only: an icicle graph, stacks merged from the\n"
+	  "leaf: leaf functions on the top row, callers below" },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, "user stacks only" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
@@ -108,6 +110,7 @@ struct options {
 	double duration;
 	const char *output;
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */
+	struct vmstack_output_opts oo;
 	int kernel, per_thread, quiet, stats, cfi;
 	const char *raw;
 	enum vm_mode vm;
@@ -188,6 +191,9 @@ static int set_option(void *arg, int key, const char *val)
 	case OPT_STATS:
 		o->stats = 1;
 		return 0;
+	case OPT_INVERTED:
+		o->oo.inverted = 1;
+		return 0;
 	case OPT_RAW:
 		o->raw = val;
 		return 0;
@@ -233,6 +239,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		o->format = vmstack_output_for_path(o->output);
 	if (!o->format)
 		o->format = vmstack_outputs[0];
+	if (vmstack_output_refuses(o->format, &o->oo))
+		return bad("%s", vmstack_output_refuses(o->format, &o->oo));
 	return 0;
 }
 
@@ -453,7 +461,6 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 static int write_output(struct recording *r, uint64_t lost)
 {
 	const struct options *o = r->o;
-	struct vmstack_output_opts oo = { 0 };
 	struct vmstack_profile p;
 	FILE *out = stdout;
 	int err = 0;
@@ -471,7 +478,7 @@ static int write_output(struct recording *r, uint64_t lost)
 	p.lost = lost;
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;
-	if (o->format->write(&p, &oo, out) || fflush(out)) {
+	if (o->format->write(&p, &o->oo, out) || fflush(out)) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = -1;
 	}
