@@ -72,6 +72,15 @@ $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 $(B)/cli.o: CPPFLAGS += -DVMSTACK_VERSION='"$(VERSION)"'
 $(B)/cli.o: VERSION
 
+# The flame graph's script, as the bytes of a C initializer that svg.c
+# includes: one JavaScript file to edit, no reader of it at run time.
+$(B)/output/flamegraph.js.inc: user/output/flamegraph.js | $(B)
+	@mkdir -p $(dir $@)
+	xxd -i <$< >$@.tmp && mv $@.tmp $@
+
+$(B)/output/svg.o: $(B)/output/flamegraph.js.inc
+$(B)/output/svg.o: CPPFLAGS += -I$(B)/output
+
 $(B)/vmstack: $(B)/vmstack.o $(B)/cli.o $(B)/util.o $(NL_OBJS)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS_NL) -o $@
 

@@ -11,17 +11,23 @@
 
 #define TOOL "vmstack-flamegraph"
 
+enum { OPT_INVERTED = CLI_LONG_ONLY };
+
 static const struct cli_option options[] = {
 	{ "output", 'o', "FILE", "write the SVG to FILE (default: standard output)" },
 	{ "title", 't', "TITLE", "the graph's title (default '" VMSTACK_SVG_TITLE "')" },
+	{ "inverted", OPT_INVERTED, NULL, "an icicle graph, stacks merged from the leaf: leaf\n"
+	  "functions on the top row, their callers below" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli flamegraph_cli = {
 	.tool = TOOL,
-	.usage = "[-o FILE] [--title TITLE] [FOLDED...]",
+	.usage = "[-o FILE] [--title TITLE] [--inverted] [FOLDED...]",
 	.about = "Draw collapsed stacks ('a;b;c COUNT' lines, from FOLDED files or else\n"
-		 "standard input) as a flame graph in SVG.",
+		 "standard input) as a flame graph in SVG. In a browser, a click on a frame\n"
+		 "zooms into it, 'Search' highlights the frames a regular expression\n"
+		 "matches and shows their share of the samples.",
 	.options = options,
 	.examples = "  " TOOL " -o app.svg app.folded\n",
 	.footer = "Exit status: 0 on success, 1 on a runtime error (no samples too),\n"
@@ -43,6 +49,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case 't':
 		s->opts.title = val;
+		return 0;
+	case OPT_INVERTED:
+		s->opts.inverted = 1;
 		return 0;
 	}
 	return -1;

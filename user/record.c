@@ -42,7 +42,7 @@
 
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
-	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG,
+	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
 };
 
 static const struct cli_option options[] = {
@@ -54,6 +54,8 @@ static const struct cli_option options[] = {
 	  "its suffix picks the format unless --format says" },
 	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
 	{ "svg", OPT_SVG, "FILE", "also draw a flame graph to FILE (without -o, only that)" },
+	{ "inverted", OPT_INVERTED, NULL, "svg only: an icicle graph, stacks merged from the\n"
+	  "leaf: leaf functions on the top row, callers below" },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, "user stacks only" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
@@ -109,6 +111,7 @@ struct options {
 	double duration;
 	const char *output, *svg;
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */
+	struct vmstack_output_opts oo;
 	int kernel, per_thread, quiet, stats, cfi;
 	const char *raw;
 	enum vm_mode vm;
@@ -192,6 +195,9 @@ static int set_option(void *arg, int key, const char *val)
 	case OPT_STATS:
 		o->stats = 1;
 		return 0;
+	case OPT_INVERTED:
+		o->oo.inverted = 1;
+		return 0;
 	case OPT_RAW:
 		o->raw = val;
 		return 0;
@@ -237,6 +243,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		o->format = vmstack_output_for_path(o->output);
 	if (!o->format)
 		o->format = vmstack_outputs[0];
+	/* -o's format, when it is written (with --svg alone it is not). */
+	if ((o->output || !o->svg) && vmstack_output_refuses(o->format, &o->oo))
+		return bad("%s", vmstack_output_refuses(o->format, &o->oo));
 	return 0;
 }
 
@@ -461,9 +470,9 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 
 /* @p in @format to @path ("-" or NULL: standard output). 0, or -1 (said why). */
 static int write_profile(const struct vmstack_profile *p,
-			 const struct vmstack_output *format, const char *path)
+			 const struct vmstack_output *format,
+			 const struct vmstack_output_opts *oo, const char *path)
 {
-	struct vmstack_output_opts oo = { 0 };
 	FILE *out = stdout;
 	int err = 0;
 
@@ -474,7 +483,7 @@ static int write_profile(const struct vmstack_profile *p,
 			return -1;
 		}
 	}
-	if (format->write(p, &oo, out) || fflush(out)) {
+	if (format->write(p, oo, out) || fflush(out)) {
 		fprintf(stderr, TOOL ": writing %s failed\n", out == stdout ? "the output" : path);
 		err = -1;
 	}
@@ -496,8 +505,8 @@ static int write_output(struct recording *r, uint64_t lost)
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;
 	if (o->output || !o->svg)
-		err = write_profile(&p, o->format, o->output);
-	if (o->svg && write_profile(&p, vmstack_output_find("svg"), o->svg))
+		err = write_profile(&p, o->format, &o->oo, o->output);
+	if (o->svg && write_profile(&p, vmstack_output_find("svg"), &o->oo, o->svg))
 		err = -1;
 	vmstack_profile_free(&p);
 	return err;

@@ -12,7 +12,7 @@
 
 #define TOOL "vmstack-report"
 
-enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD };
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD, OPT_INVERTED };
 
 static const struct cli_option options[] = {
 	{ "input", 'i', "FILE", "the raw recording" },
@@ -20,12 +20,14 @@ static const struct cli_option options[] = {
 	  "picks the format unless --format says" },
 	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
+	{ "inverted", OPT_INVERTED, NULL, "svg only: an icicle graph, stacks merged from the\n"
+	  "leaf: leaf functions on the top row, callers below" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli report_cli = {
 	.tool = TOOL,
-	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread]",
+	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread] [--inverted]",
 	.about = "Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
 		 "The files it mapped must still be there to be named.",
 	.options = options,
@@ -38,6 +40,7 @@ struct settings {
 	const char *input, *output;
 	const struct vmstack_output *format;
 	int per_thread;
+	struct vmstack_output_opts oo;
 };
 
 static int set_option(void *arg, int key, const char *val)
@@ -60,13 +63,15 @@ static int set_option(void *arg, int key, const char *val)
 	case OPT_PER_THREAD:
 		s->per_thread = 1;
 		return 0;
+	case OPT_INVERTED:
+		s->oo.inverted = 1;
+		return 0;
 	}
 	return -1;
 }
 
 int main(int argc, char **argv)
 {
-	struct vmstack_output_opts oo = { 0 };
 	struct settings s = { 0 };
 	struct vmstack_profile p;
 	struct vmstack_stacks st;
@@ -86,6 +91,10 @@ int main(int argc, char **argv)
 		s.format = vmstack_output_for_path(s.output);
 	if (!s.format)
 		s.format = vmstack_outputs[0];
+	if (vmstack_output_refuses(s.format, &s.oo)) {
+		fprintf(stderr, TOOL ": %s\n", vmstack_output_refuses(s.format, &s.oo));
+		return 2;
+	}
 	if (vmstack_raw_read(s.input, &raw, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": %s: %s\n", s.input, msg);
 		return 1;
@@ -107,7 +116,7 @@ int main(int argc, char **argv)
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;
-	err = s.format->write(&p, &oo, out);
+	err = s.format->write(&p, &s.oo, out);
 	if (fflush(out) || err) {
 		fprintf(stderr, TOOL ": writing the output failed\n");
 		err = 1;

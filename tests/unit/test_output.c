@@ -143,22 +143,50 @@ UNIT_TEST(svg_draws_kinds)
 		VMSTACK_FRAME_KERNEL,
 	};
 	const char *a[] = { "prog", "main", "f.lua:3", "sys_<read>" };
+	const char *b[] = { "prog", "main", "g" };
+	struct vmstack_output_opts inv = { .inverted = 1 };
 	struct vmstack_profile p;
-	char *svg;
+	char *svg, *prog, *g;
+	size_t len = 0;
+	FILE *out;
 
 	vmstack_profile_init(&p);
 	add(&p, a, k, 4, 7);
+	add(&p, b, k, 3, 3);
+	p.lost = 2;
+	p.duration_ns = 1500000000;
 	svg = write_to_string(vmstack_output_find("svg"), &p);
 	CHECK(strstr(svg, "<svg") && strstr(svg, "</svg>"));
-	CHECK(strstr(svg, ">t (7 samples;"));
-	CHECK(strstr(svg, "f.lua:3_[vm] (7 samples, 100.00%)"));
+	CHECK(strstr(svg, ">t</text>") && strstr(svg, ">10 samples, 2 lost, 1.50 s</text>"));
+	CHECK(strstr(svg, "f.lua:3_[vm] (7 samples, 70.00%)"));
 	CHECK(strstr(svg, "sys_&lt;read&gt;_[k]"));
+	/* What flamegraph.js moves boxes by: samples, not pixels. */
+	CHECK(strstr(svg, "data-x=\"7\" data-n=\"3\" data-d=\"2\" data-name=\"g_[vm]\""));
+	CHECK(strstr(svg, "<script><![CDATA[") && strstr(svg, "function zoom("));
+	/* Root first: prog on the bottom row, below g (a VM frame). */
+	prog = strstr(svg, "data-name=\"prog\"");
+	g = strstr(svg, "data-name=\"g_[vm]\"");
+	CHECK(prog && g && strtod(strstr(prog, " y=\"") + 4, NULL) >
+	      strtod(strstr(g, " y=\"") + 4, NULL));
+	free(svg);
+	/* Inverted: merged from the leaf, the leaves on the top row. */
+	svg = NULL;
+	out = open_memstream(&svg, &len);
+	CHECK(!vmstack_output_find("svg")->write(&p, &inv, out));
+	fclose(out);
+	CHECK(strstr(svg, "data-x=\"0\" data-n=\"3\" data-d=\"0\" data-name=\"g_[vm]\""));
+	CHECK(strstr(svg, "data-x=\"3\" data-n=\"7\" data-d=\"0\" data-name=\"sys_&lt;read&gt;_[k]\""));
+	prog = strstr(svg, "data-name=\"prog\"");
+	g = strstr(svg, "data-name=\"g_[vm]\"");
+	CHECK(prog && g && strtod(strstr(prog, " y=\"") + 4, NULL) >
+	      strtod(strstr(g, " y=\"") + 4, NULL));
+	CHECK(strstr(svg, "; inverted"));
 	free(svg);
 	vmstack_profile_free(&p);
 	/* Nothing recorded: still a picture, saying so. */
 	vmstack_profile_init(&p);
 	svg = write_to_string(vmstack_output_find("svg"), &p);
-	CHECK(strstr(svg, "(0 samples;") && strstr(svg, "</svg>"));
+	CHECK(strstr(svg, ">0 samples</text>") && strstr(svg, "</svg>"));
 	free(svg);
 	vmstack_profile_free(&p);
 }
@@ -233,6 +261,7 @@ UNIT_TEST(pprof_encodes_profile_proto)
 
 UNIT_TEST(output_table)
 {
+	const struct vmstack_output_opts inv = { .inverted = 1 }, plain = { 0 };
 	const struct vmstack_output *const *o;
 
 	CHECK(vmstack_output_for_path("x/y.svg") == vmstack_output_find("svg"));
@@ -240,6 +269,12 @@ UNIT_TEST(output_table)
 	CHECK(vmstack_output_for_path("x.folded") == vmstack_output_find("folded"));
 	CHECK(vmstack_output_for_path("x.txt") == NULL);
 	CHECK(vmstack_output_find("nonesuch") == NULL);
+	/* Only the flame graph draws --inverted; the others say so. */
+	CHECK(!vmstack_output_refuses(vmstack_output_find("svg"), &inv));
+	CHECK(!vmstack_output_refuses(vmstack_output_find("pprof"), &plain));
+	CHECK(!strcmp(vmstack_output_refuses(vmstack_output_find("folded"), &inv),
+		      "--inverted applies to svg only"));
+	CHECK(vmstack_output_refuses(vmstack_output_find("pprof"), &inv));
 	for (o = vmstack_outputs; *o; o++)
 		CHECK((*o)->name && (*o)->suffix && (*o)->help && (*o)->write &&
 		      strstr(vmstack_output_names(), (*o)->name));

@@ -18,6 +18,7 @@
 
 struct vmstack_output_opts {
 	const char *title;	/* NULL: the format's own */
+	int inverted;		/* svg: an icicle, stacks merged from the leaf */
 };
 
 struct vmstack_output {
@@ -33,6 +34,12 @@ extern const struct vmstack_output *const vmstack_outputs[];
 const struct vmstack_output *vmstack_output_find(const char *name);
 /* The format whose suffix ends @path, or NULL. */
 const struct vmstack_output *vmstack_output_for_path(const char *path);
+/*
+ * Why @f cannot write with @o, a message for the user (callers check
+ * before a recording starts), or NULL.
+ */
+const char *vmstack_output_refuses(const struct vmstack_output *f,
+				   const struct vmstack_output_opts *o);
 /* "folded, svg": the names, for messages. */
 const char *vmstack_output_names(void);
 /* The formats, one line each, for --help. */

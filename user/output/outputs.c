@@ -60,6 +60,13 @@ const struct vmstack_output *vmstack_output_for_path(const char *path)
 	return NULL;
 }
 
+const char *vmstack_output_refuses(const struct vmstack_output *f,
+				   const struct vmstack_output_opts *o)
+{
+	/* Only a drawing merges stacks; folded stacks and pprof keep each whole. */
+	return o->inverted && f != &svg ? "--inverted applies to svg only" : NULL;
+}
+
 const char *vmstack_output_names(void)
 {
 	static char names[128];

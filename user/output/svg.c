@@ -2,9 +2,15 @@
 /*
  * A flame graph in SVG: stacks merged by prefix, each box as wide as its
  * share of the samples, root at the bottom, siblings in name order (as
- * flamegraph.pl draws them). Colours by kind: native frames warm, kernel
- * frames blue, VM frames and the code VMs compiled green. Hovering shows
- * a frame's name, count and share.
+ * flamegraph.pl draws them); inverted, stacks merged from the leaf and
+ * drawn top down (an icicle: leaf functions on the top row, their callers
+ * below). Colours by kind class, with a legend: native frames warm, kernel
+ * frames blue, VM frames green, code a VM compiled teal.
+ *
+ * The boxes are drawn at full view, so the file is a picture without its
+ * script too; the script (flamegraph.js, embedded at build time) zooms,
+ * searches and shows details. It moves boxes by their data attributes,
+ * in samples, never by parsing what is drawn.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +19,17 @@
 #include "util.h"
 
 #define WIDTH 1200.0
+#define PAD 10			/* left and right of the boxes */
 #define ROW 16
-#define PAD 30
+#define TOP 70			/* rows of title and controls, totals, legend */
+#define BOTTOM 30		/* the details line below */
+#define CHAR_PX 7		/* about a character's width at 12 px */
 #define MIN_BOX 0.1		/* pixels: narrower boxes are not drawn */
+
+/* flamegraph.js as bytes, made by the Makefile (xxd -i). */
+static const unsigned char script[] = {
+#include "flamegraph.js.inc"
+};
 
 struct node {
 	uint32_t frame;
@@ -77,6 +91,28 @@ static void xml_text(FILE *f, const char *s, size_t max)
 	}
 }
 
+/*
+ * A box's label at @x, @y: as much of @text as fits @w pixels, ".." for
+ * the rest. None under three characters, not even an empty <text>: most
+ * boxes of a big profile are that narrow (flamegraph.js adds one when a
+ * zoom widens them, and labels zoomed boxes the same way).
+ */
+static void label(FILE *f, const char *text, double x, double y, double w)
+{
+	size_t fit = (size_t)((w - 6) / CHAR_PX);
+
+	if (w <= 3 * CHAR_PX)
+		return;
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x, y);
+	if (strlen(text) <= fit) {
+		xml_text(f, text, fit);
+	} else {
+		xml_text(f, text, fit - 2);
+		fputs("..", f);
+	}
+	fputs("</text>", f);
+}
+
 /* A frame's text: its name and its kind's suffix, as in collapsed stacks. */
 static void frame_text(const struct vmstack_profile *p, uint32_t id, char *buf,
 		       size_t len)
@@ -86,18 +122,18 @@ static void frame_text(const struct vmstack_profile *p, uint32_t id, char *buf,
 	snprintf(buf, len, "%s%s", f->name, vmstack_kind_styles[f->kind].suffix);
 }
 
-static void colour(const char *text, enum vmstack_kind_class class, char *buf,
-		   size_t len)
+/* A fill of @class, varied by @h so that neighbours differ. */
+static void colour(enum vmstack_kind_class class, unsigned int h, char *buf, size_t len)
 {
-	unsigned h = (unsigned)hash_bytes(text, strlen(text), 7);
-
 	switch (class) {
 	case VMSTACK_CLASS_KERNEL:
 		snprintf(buf, len, "rgb(%u,%u,%u)", 110 + h % 40, 160 + h % 40, 230);
 		break;
 	case VMSTACK_CLASS_VM:
-	case VMSTACK_CLASS_JIT:
 		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + h % 40, 180 + h % 50, 70 + h % 40);
+		break;
+	case VMSTACK_CLASS_JIT:
+		snprintf(buf, len, "rgb(%u,%u,%u)", h % 40, 170 + h % 40, 170 + h % 40);
 		break;
 	default:
 		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 35, 80 + h % 110, 50 + h % 30);
@@ -107,7 +143,7 @@ static void colour(const char *text, enum vmstack_kind_class class, char *buf,
 struct draw {
 	const struct vmstack_profile *p;
 	FILE *out;
-	int height;
+	int rows, inverted;
 	double scale;
 	uint64_t total;
 };
@@ -122,9 +158,14 @@ static int cmp_text(const void *a, const void *b, void *arg)
 	return strcmp(x, y);
 }
 
-static void draw(const struct draw *d, const struct node *n, double x, int level)
+/*
+ * @n and its subtree, @n's first sample column @first at depth @level
+ * (-1: the tree's root, not drawn). data-x, data-n and data-d are the
+ * box in samples and rows: all flamegraph.js needs to move it.
+ */
+static void draw(const struct draw *d, const struct node *n, uint64_t first, int level)
 {
-	double w = n->count * d->scale, y = PAD + (d->height - level - 1) * ROW;
+	double x = first * d->scale, w = n->count * d->scale, y;
 	struct node **kids;
 	const struct node *c;
 	size_t nk = 0, i;
@@ -133,20 +174,20 @@ static void draw(const struct draw *d, const struct node *n, double x, int level
 	if (w < MIN_BOX)
 		return;
 	if (level >= 0) {
+		y = TOP + (d->inverted ? level : d->rows - level - 1) * ROW;
 		frame_text(d->p, n->frame, text, sizeof(text));
-		colour(text, vmstack_kind_styles[d->p->frames[n->frame].kind].class,
-		       fill, sizeof(fill));
-		fprintf(d->out, "<g><title>");
+		colour(vmstack_kind_styles[d->p->frames[n->frame].kind].class,
+		       (unsigned int)hash_bytes(text, strlen(text), 7), fill, sizeof(fill));
+		fprintf(d->out, "<g class=\"f\" data-x=\"%llu\" data-n=\"%llu\" data-d=\"%d\" data-name=\"",
+			(unsigned long long)first, (unsigned long long)n->count, level);
+		xml_text(d->out, text, (size_t)-1);
+		fprintf(d->out, "\"><title>");
 		xml_text(d->out, text, (size_t)-1);
 		fprintf(d->out, " (%llu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
 			(unsigned long long)n->count, 100.0 * n->count / d->total,
-			x + 10, y, w, ROW - 1, fill);
-		/* About 7 px per character at this size. */
-		if (w > 21) {
-			fprintf(d->out, "<text x=\"%.1f\" y=\"%.1f\">", x + 13, y + ROW - 4);
-			xml_text(d->out, text, (size_t)((w - 6) / 7));
-			fprintf(d->out, "</text>");
-		}
+			x + PAD, y, w, ROW - 1, fill);
+		/* The baseline 3 px above the box's bottom, as flamegraph.js puts it. */
+		label(d->out, text, x + PAD + 3, y + ROW - 4, w);
 		fprintf(d->out, "</g>\n");
 	}
 	for (c = n->child; c; c = c->next)
@@ -156,19 +197,57 @@ static void draw(const struct draw *d, const struct node *n, double x, int level
 		kids[i++] = (struct node *)c;
 	qsort_r(kids, nk, sizeof(*kids), cmp_text, (void *)d->p);
 	for (i = 0; i < nk; i++) {
-		draw(d, kids[i], x, level + 1);
-		x += kids[i]->count * d->scale;
+		draw(d, kids[i], first, level + 1);
+		first += kids[i]->count;
 	}
 	free(kids);
+}
+
+/* The colours' legend, one sample box per kind class. */
+static void legend(FILE *out)
+{
+	static const char *const names[] = {
+		[VMSTACK_CLASS_NATIVE] = "native",
+		[VMSTACK_CLASS_KERNEL] = "kernel",
+		[VMSTACK_CLASS_VM] = "VM",
+		[VMSTACK_CLASS_JIT] = "JIT (code a VM compiled)",
+	};
+	char fill[32];
+	size_t i;
+
+	fprintf(out, "<g id=\"legend\">");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		colour((enum vmstack_kind_class)i, 20, fill, sizeof(fill));
+		fprintf(out, "<rect x=\"%zu\" y=\"48\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%zu\" y=\"59\">%s</text>",
+			PAD + i * 80, fill, PAD + i * 80 + 16, names[i]);
+	}
+	fprintf(out, "</g>\n");
+}
+
+/* Under the title: samples, and what the recording says of itself. */
+static void totals(FILE *out, const struct vmstack_profile *p, uint64_t samples,
+		   int inverted)
+{
+	fprintf(out, "<text id=\"totals\" x=\"%.0f\" y=\"40\" text-anchor=\"middle\">%llu samples",
+		(WIDTH + 2 * PAD) / 2, (unsigned long long)samples);
+	if (p->lost)
+		fprintf(out, ", %llu lost", (unsigned long long)p->lost);
+	if (p->duration_ns)
+		fprintf(out, ", %.2f s", p->duration_ns / 1e9);
+	if (inverted)
+		fprintf(out, "; inverted: leaf functions on top, callers below");
+	fprintf(out, "</text>\n");
 }
 
 int vmstack_svg_write(const struct vmstack_profile *p,
 		      const struct vmstack_output_opts *o, FILE *out)
 {
+	const char *title = o && o->title ? o->title : VMSTACK_SVG_TITLE;
 	struct node root = { 0 };
-	struct draw d = { .p = p, .out = out };
+	struct draw d = { .p = p, .out = out, .inverted = o && o->inverted };
 	size_t i;
 	uint32_t k;
+	int height;
 
 	for (i = 0; i < p->nslots; i++) {
 		const struct vmstack_pstack *s = p->slots[i];
@@ -178,24 +257,41 @@ int vmstack_svg_write(const struct vmstack_profile *p,
 			continue;
 		root.count += s->count;
 		for (k = 0; k < s->n; k++) {
-			n = child_of(n, s->frames[k]);
+			n = child_of(n, s->frames[d.inverted ? s->n - 1 - k : k]);
 			n->count += s->count;
 		}
 	}
-	d.height = depth_of(&root) - 1;
+	d.rows = depth_of(&root) - 1;
 	d.total = root.count;
 	d.scale = root.count ? WIDTH / root.count : 0;
+	height = TOP + d.rows * ROW + BOTTOM;
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Verdana\" font-size=\"12\">\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Verdana\" font-size=\"12\">\n"
+		"<title>",
+		WIDTH + 2 * PAD, height, WIDTH + 2 * PAD, height);
+	xml_text(out, title, (size_t)-1);
+	fprintf(out, "</title>\n<style>.ctl{cursor:pointer;fill:#2050b0}.f{cursor:pointer}"
+		".f:hover rect{stroke:#000}.hide{display:none}.anc{opacity:.5}"
+		".hit rect{fill:#e040e0}</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-		"<text x=\"%.0f\" y=\"20\" text-anchor=\"middle\" font-size=\"16\">",
-		WIDTH + 20, d.height * ROW + PAD + 20, (WIDTH + 20) / 2);
-	xml_text(out, o && o->title ? o->title : VMSTACK_SVG_TITLE, (size_t)-1);
-	fprintf(out, " (%llu samples; green: VM frames, blue: kernel)</text>\n",
-		(unsigned long long)root.count);
+		"<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" font-size=\"16\">",
+		(WIDTH + 2 * PAD) / 2);
+	xml_text(out, title, (size_t)-1);
+	fprintf(out, "</text>\n");
+	totals(out, p, root.count, d.inverted);
+	legend(out);
+	fprintf(out, "<text id=\"reset\" class=\"ctl hide\" x=\"%d\" y=\"22\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"ctl\" x=\"%.0f\" y=\"22\" text-anchor=\"end\">Search</text>\n"
+		"<text id=\"matched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"></text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
+		"<g id=\"frames\" data-total=\"%llu\" data-width=\"%.0f\" data-pad=\"%d\" data-char=\"%d\">\n",
+		PAD, WIDTH + PAD, WIDTH + PAD, height - 10, PAD, height - 10,
+		(unsigned long long)root.count, WIDTH, PAD, CHAR_PX);
 	if (root.count)
 		draw(&d, &root, 0, -1);
-	fprintf(out, "</svg>\n");
+	fprintf(out, "</g>\n<script><![CDATA[\n");
+	fwrite(script, 1, sizeof(script), out);
+	fprintf(out, "]]></script>\n</svg>\n");
 	free_tree(&root);
 	return ferror(out) ? -1 : 0;
 }
