@@ -129,11 +129,13 @@ void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,
 			  struct vmstack_symbolizer *sym, const char *comm,
-			  int per_thread)
+			  const struct vmstack_name_opts *o)
 {
 	/* Each stack's ids, leaf first as the iterator gives them. */
-	uint32_t *leaf = xmalloc(2 * VMSTACK_MAX_DEPTH * sizeof(*leaf));
-	uint32_t *ids = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*ids));
+	size_t cap = 2 * VMSTACK_MAX_DEPTH * (o->lines ? VMSTACK_MAX_INLINE : 1);
+	uint32_t *leaf = xmalloc(cap * sizeof(*leaf));
+	uint32_t *ids = xmalloc((cap + 1) * sizeof(*ids));
+	const char *names[VMSTACK_MAX_INLINE];
 	struct vmstack_frame_iter it;
 	struct vmstack_frame f;
 	char name[NAME_LEN];
@@ -142,10 +144,11 @@ void vmstack_profile_name(struct vmstack_profile *p,
 	for (i = 0; i < st->nslots; i++) {
 		const struct vmstack_stack *s = st->slots[i];
 		uint32_t n = 0, nl = 0, nk = 0, k;
+		size_t nn;
 
 		if (!s)
 			continue;
-		if (per_thread)
+		if (o->per_thread)
 			snprintf(name, sizeof(name), "%s/%u", comm, s->tid);
 		else
 			snprintf(name, sizeof(name), "%s", comm);
@@ -153,9 +156,16 @@ void vmstack_profile_name(struct vmstack_profile *p,
 		vmstack_frames_start(&it, s->ips, s->nr_kernel, s->nr_user, s->flags);
 		while (vmstack_frames_next(&it, &f)) {
 			nk += f.kind == VMSTACK_FRAME_KERNEL;
-			leaf[nl++] = vmstack_profile_frame(p, vmstack_symbolize(sym, &f, name,
-										sizeof(name)),
-							   f.kind);
+			if (!o->lines || f.kind != VMSTACK_FRAME_NATIVE) {
+				leaf[nl++] = vmstack_profile_frame(p, vmstack_symbolize(sym, &f, name,
+											sizeof(name)),
+								   f.kind);
+				continue;
+			}
+			/* Outermost first: leaf first, the innermost call goes first. */
+			nn = vmstack_symbolize_user_lines(sym, f.value, f.ret, names, VMSTACK_MAX_INLINE);
+			while (nn)
+				leaf[nl++] = vmstack_profile_frame(p, names[--nn], f.kind);
 		}
 		/* Root first: user frames outermost first, then kernel frames. */
 		for (k = nl; k > nk; k--)

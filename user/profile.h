@@ -49,14 +49,20 @@ uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
 /* Count @count samples for the stack of frame ids @ids (root first). */
 void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 			 uint32_t n, uint64_t count);
+/* How vmstack_profile_name names frames. */
+struct vmstack_name_opts {
+	int per_thread;		/* root frames COMM/TID */
+	int lines;		/* native frames with source lines and inlined calls */
+};
 /*
- * Name every stack of @st with @sym: root @comm (COMM/TID with
- * @per_thread), user frames outermost first, then kernel frames.
+ * Name every stack of @st with @sym: root @comm, user frames outermost
+ * first, then kernel frames. With @o->lines a native frame becomes its
+ * function and the functions inlined there (vmstack_symbolize_user_lines).
  */
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,
 			  struct vmstack_symbolizer *sym, const char *comm,
-			  int per_thread);
+			  const struct vmstack_name_opts *o);
 /* The stacks, in no particular order: @i from 0 to nslots, NULL skipped. */
 static inline const struct vmstack_pstack *
 vmstack_profile_slot(const struct vmstack_profile *p, size_t i)

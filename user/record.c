@@ -42,7 +42,7 @@
 
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
-	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS,
+	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_LINES,
 };
 
 static const struct cli_option options[] = {
@@ -55,6 +55,8 @@ static const struct cli_option options[] = {
 	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, "user stacks only" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
+	{ "lines", OPT_LINES, NULL, "native frames as \"func (file.c:LINE)\", and a frame\n"
+	  "for each call inlined there (DWARF: the file's or\nits separate debug file's)" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
 	{ "unwind", OPT_UNWIND, "MODE", "user stacks by 'cfi' (default: rules from each\n"
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
@@ -109,6 +111,7 @@ struct options {
 	const char *output;
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */
 	int kernel, per_thread, quiet, stats, cfi;
+	int lines;
 	const char *raw;
 	enum vm_mode vm;
 	const struct vmstack_runtime *vm_runtime;	/* VM_RUNTIME */
@@ -158,6 +161,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_PER_THREAD:
 		o->per_thread = 1;
+		return 0;
+	case OPT_LINES:
+		o->lines = 1;
 		return 0;
 	case 'e':
 		if (!strcmp(val, "cpu-clock"))
@@ -467,7 +473,8 @@ static int write_output(struct recording *r, uint64_t lost)
 		}
 	}
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &r->stacks, r->sym, r->comm, o->per_thread);
+	vmstack_profile_name(&p, &r->stacks, r->sym, r->comm,
+			     &(struct vmstack_name_opts){ o->per_thread, o->lines });
 	p.lost = lost;
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;

@@ -12,7 +12,7 @@
 
 #define TOOL "vmstack-report"
 
-enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD };
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD, OPT_LINES };
 
 static const struct cli_option options[] = {
 	{ "input", 'i', "FILE", "the raw recording" },
@@ -20,12 +20,14 @@ static const struct cli_option options[] = {
 	  "picks the format unless --format says" },
 	{ "format", OPT_FORMAT, "FORMAT", "the output format (below; default folded)" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
+	{ "lines", OPT_LINES, NULL, "native frames as \"func (file.c:LINE)\", and a frame\n"
+	  "for each call inlined there (DWARF: the file's or\nits separate debug file's)" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli report_cli = {
 	.tool = TOOL,
-	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread]",
+	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread] [--lines]",
 	.about = "Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
 		 "The files it mapped must still be there to be named.",
 	.options = options,
@@ -38,6 +40,7 @@ struct settings {
 	const char *input, *output;
 	const struct vmstack_output *format;
 	int per_thread;
+	int lines;
 };
 
 static int set_option(void *arg, int key, const char *val)
@@ -59,6 +62,9 @@ static int set_option(void *arg, int key, const char *val)
 		return s->format ? 0 : -1;
 	case OPT_PER_THREAD:
 		s->per_thread = 1;
+		return 0;
+	case OPT_LINES:
+		s->lines = 1;
 		return 0;
 	}
 	return -1;
@@ -102,7 +108,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &st, raw.sym, raw.head.comm, s.per_thread);
+	vmstack_profile_name(&p, &st, raw.sym, raw.head.comm,
+			     &(struct vmstack_name_opts){ s.per_thread, s.lines });
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;
