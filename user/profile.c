@@ -175,8 +175,10 @@ void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_name_opts *o)
 {
 	/* Each stack's ids, leaf first as the iterator gives them. */
-	uint32_t *leaf = xmalloc(2 * VMSTACK_MAX_DEPTH * sizeof(*leaf));
-	uint32_t *ids = xmalloc((2 * VMSTACK_MAX_DEPTH + 1) * sizeof(*ids));
+	size_t cap = 2 * VMSTACK_MAX_DEPTH * (o->lines ? VMSTACK_MAX_INLINE : 1);
+	uint32_t *leaf = xmalloc(cap * sizeof(*leaf));
+	uint32_t *ids = xmalloc((cap + 1) * sizeof(*ids));
+	const char *names[VMSTACK_MAX_INLINE];
 	struct vmstack_frame_iter it;
 	struct vmstack_frame f;
 	char name[NAME_LEN];
@@ -185,6 +187,7 @@ void vmstack_profile_name(struct vmstack_profile *p,
 	for (i = 0; i < st->nslots; i++) {
 		const struct vmstack_stack *s = st->slots[i];
 		uint32_t n = 0, nl = 0, nk = 0, k;
+		size_t nn;
 
 		if (!s)
 			continue;
@@ -196,8 +199,15 @@ void vmstack_profile_name(struct vmstack_profile *p,
 		vmstack_frames_start(&it, s->ips, s->nr_kernel, s->nr_user, s->flags);
 		while (vmstack_frames_next(&it, &f)) {
 			nk += f.kind == VMSTACK_FRAME_KERNEL;
-			leaf[nl++] = named_frame(p, sym, &f, vmstack_symbolize(sym, &f, name,
+			if (!o->lines || f.kind != VMSTACK_FRAME_NATIVE) {
+				leaf[nl++] = named_frame(p, sym, &f, vmstack_symbolize(sym, &f, name,
 										       sizeof(name)));
+				continue;
+			}
+			/* Outermost first: leaf first, the innermost call goes first. */
+			nn = vmstack_symbolize_user_lines(sym, f.value, f.ret, names, VMSTACK_MAX_INLINE);
+			while (nn)
+				leaf[nl++] = named_frame(p, sym, &f, names[--nn]);
 		}
 		/* Root first: user frames outermost first, then kernel frames. */
 		for (k = nl; k > nk; k--)

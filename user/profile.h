@@ -76,11 +76,14 @@ struct vmstack_name_opts {
 	const char *comm;	/* the process's name: the root frame */
 	int per_thread;		/* root COMM/TID, stacks by thread */
 	const struct vmstack_threads *threads;	/* thread names, or NULL */
+	int lines;		/* native frames with source lines and inlined calls */
 };
 
 /*
  * Name every stack of @st with @sym: the root frame, user frames
- * outermost first, then kernel frames.
+ * outermost first, then kernel frames. With @o->lines a native frame
+ * becomes its function and the functions inlined there
+ * (vmstack_symbolize_user_lines).
  */
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,

@@ -43,6 +43,7 @@
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
+	OPT_LINES,
 };
 
 static const struct cli_option options[] = {
@@ -58,6 +59,8 @@ static const struct cli_option options[] = {
 	  "leaf: leaf functions on the top row, callers below" },
 	{ "no-kernel", OPT_NO_KERNEL, NULL, "user stacks only" },
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
+	{ "lines", OPT_LINES, NULL, "native frames as \"func (file.c:LINE)\", and a frame\n"
+	  "for each call inlined there (DWARF: the file's or\nits separate debug file's)" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
 	{ "unwind", OPT_UNWIND, "MODE", "user stacks by 'cfi' (default: rules from each\n"
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
@@ -113,6 +116,7 @@ struct options {
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */
 	struct vmstack_output_opts oo;
 	int kernel, per_thread, quiet, stats, cfi;
+	int lines;
 	const char *raw;
 	enum vm_mode vm;
 	const struct vmstack_runtime *vm_runtime;	/* VM_RUNTIME */
@@ -165,6 +169,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_PER_THREAD:
 		o->per_thread = 1;
+		return 0;
+	case OPT_LINES:
+		o->lines = 1;
 		return 0;
 	case 'e':
 		if (!strcmp(val, "cpu-clock"))
@@ -500,7 +507,8 @@ static int write_output(struct recording *r, uint64_t lost)
 
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &r->stacks, r->sym, &(struct vmstack_name_opts){
-		.comm = r->comm, .per_thread = o->per_thread, .threads = &r->threads });
+		.comm = r->comm, .per_thread = o->per_thread, .threads = &r->threads,
+		.lines = o->lines });
 	p.lost = lost;
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;

@@ -12,7 +12,7 @@
 
 #define TOOL "vmstack-report"
 
-enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD, OPT_INVERTED };
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD, OPT_INVERTED, OPT_LINES };
 
 static const struct cli_option options[] = {
 	{ "input", 'i', "FILE", "the raw recording" },
@@ -22,12 +22,14 @@ static const struct cli_option options[] = {
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
 	{ "inverted", OPT_INVERTED, NULL, "svg only: an icicle graph, stacks merged from the\n"
 	  "leaf: leaf functions on the top row, callers below" },
+	{ "lines", OPT_LINES, NULL, "native frames as \"func (file.c:LINE)\", and a frame\n"
+	  "for each call inlined there (DWARF: the file's or\nits separate debug file's)" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli report_cli = {
 	.tool = TOOL,
-	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread] [--inverted]",
+	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread] [--inverted] [--lines]",
 	.about = "Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
 		 "The files it mapped must still be there to be named.",
 	.options = options,
@@ -41,6 +43,7 @@ struct settings {
 	const struct vmstack_output *format;
 	int per_thread;
 	struct vmstack_output_opts oo;
+	int lines;
 };
 
 static int set_option(void *arg, int key, const char *val)
@@ -65,6 +68,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_INVERTED:
 		s->oo.inverted = 1;
+		return 0;
+	case OPT_LINES:
+		s->lines = 1;
 		return 0;
 	}
 	return -1;
@@ -112,7 +118,8 @@ int main(int argc, char **argv)
 	}
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &st, raw.sym, &(struct vmstack_name_opts){
-		.comm = raw.head.comm, .per_thread = s.per_thread, .threads = &raw.threads });
+		.comm = raw.head.comm, .per_thread = s.per_thread, .threads = &raw.threads,
+		.lines = s.lines });
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;

@@ -11,12 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfo.h"
 #include "elf_facts.h"
+#include "lines.h"
 #include "symbols.h"
 #include "util.h"
 
 static void add_sym(struct vmstack_symtab *t, uint64_t addr, uint64_t size,
-		    const char *name)
+		    const char *name, unsigned char rank)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 256;
@@ -25,6 +27,7 @@ static void add_sym(struct vmstack_symtab *t, uint64_t addr, uint64_t size,
 	t->syms[t->n].addr = addr;
 	t->syms[t->n].size = size;
 	t->syms[t->n].name = name;
+	t->syms[t->n].rank = rank;
 	t->n++;
 }
 
@@ -39,8 +42,13 @@ static void add_owned_sym(struct vmstack_symtab *t, uint64_t addr,
 		t->strings = xrealloc(t->strings, t->strings_cap);
 	}
 	memcpy(t->strings + t->strings_len, name, len);
-	add_sym(t, addr, size, (const char *)(uintptr_t)t->strings_len);
+	add_sym(t, addr, size, (const char *)(uintptr_t)t->strings_len, 0);
 	t->strings_len += len;
+}
+
+static size_t underscores(const char *s)
+{
+	return strspn(s, "_");
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -50,7 +58,19 @@ static int cmp_sym(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Prefer the entry that knows its size. */
-	return (y->size != 0) - (x->size != 0);
+	if ((x->size != 0) != (y->size != 0))
+		return (y->size != 0) - (x->size != 0);
+	/*
+	 * Of aliases, the name callers use: a global one, then a weak one
+	 * (a debug file's .symtab also has glibc's local __GI_ names), then
+	 * the one with fewer leading underscores; the rest only makes the
+	 * choice the same every time.
+	 */
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (underscores(x->name) != underscores(y->name))
+		return underscores(x->name) < underscores(y->name) ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 void vmstack_symtab_finish(struct vmstack_symtab *t)
@@ -71,12 +91,92 @@ void vmstack_symtab_finish(struct vmstack_symtab *t)
 	t->loaded = 1;
 }
 
-static int load_elf(struct vmstack_symtab *t, Elf *elf)
+/* Aliases' ranks: lower is preferred. */
+static unsigned char bind_rank(int bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* The defined functions of @elf's table of section type @type. */
+static void add_functions(struct vmstack_symtab *t, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Sym sym;
+		size_t k, nsyms;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_type != type)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		nsyms = sh.sh_size / sh.sh_entsize;
+		for (k = 0; k < nsyms; k++) {
+			const char *name;
+			int kind;
+
+			if (!gelf_getsym(data, k, &sym))
+				continue;
+			kind = GELF_ST_TYPE(sym.st_info);
+			if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) ||
+			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && *name)
+				add_sym(t, sym.st_value, sym.st_size, name,
+					bind_rank(GELF_ST_BIND(sym.st_info)));
+		}
+	}
+}
+
+/* Has @elf a section of @type (named @name, if not NULL)? */
+static int has_section(Elf *elf, Elf64_Word type, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *s;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type &&
+		    (!name || ((s = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(s, name))))
+			return 1;
+	return 0;
+}
+
+/*
+ * A stripped file's separate debug file, opened with libelf as the file
+ * is (the symbols' names point into it, so it stays open). Its code
+ * sections are NOBITS, but .symtab and the DWARF are real, at the same
+ * link-time addresses: the file's own load segments still convert.
+ */
+static void open_debug_file(struct vmstack_symtab *t, Elf *elf, const char *path)
+{
+	Elf *debug;
+	int fd;
+
+	fd = vmstack_debuginfo_open(elf, path);
+	if (fd < 0)
+		return;
+	debug = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!debug || elf_kind(debug) != ELF_K_ELF) {
+		elf_end(debug);
+		close(fd);
+		return;
+	}
+	t->debug_elf = debug;
+	t->debug_fd = fd;
+}
+
+static int load_elf(struct vmstack_symtab *t, Elf *elf, const char *path)
 {
 	size_t i, nphdr, shstrndx;
-	Elf_Scn *scn = NULL;
-	int have_symtab = 0;
-	GElf_Shdr sh;
+	int have_symtab;
 	GElf_Phdr ph;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nphdr) ||
@@ -92,47 +192,26 @@ static int load_elf(struct vmstack_symtab *t, Elf *elf)
 		t->loads[t->nloads].filesz = ph.p_filesz;
 		t->nloads++;
 	}
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			have_symtab = 1;
-	/* .symtab has everything .dynsym has; read .dynsym only without it. */
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Sym sym;
-		size_t k, nsyms;
-
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
-		    (sh.sh_type != SHT_SYMTAB &&
-		     (sh.sh_type != SHT_DYNSYM || have_symtab)))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		nsyms = sh.sh_size / sh.sh_entsize;
-		for (k = 0; k < nsyms; k++) {
-			const char *name;
-			int type;
-
-			if (!gelf_getsym(data, k, &sym))
-				continue;
-			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && *name)
-				add_sym(t, sym.st_value, sym.st_size, name);
-		}
-	}
+	have_symtab = has_section(elf, SHT_SYMTAB, NULL);
+	/* Without a .symtab or DWARF, what a -dbg package installs has them. */
+	if (path && (!have_symtab || !has_section(elf, SHT_PROGBITS, ".debug_info")))
+		open_debug_file(t, elf, path);
+	/* .symtab has everything .dynsym has; read .dynsym only without one. */
+	if (have_symtab)
+		add_functions(t, elf, SHT_SYMTAB);
+	else if (t->debug_elf && has_section(t->debug_elf, SHT_SYMTAB, NULL))
+		add_functions(t, t->debug_elf, SHT_SYMTAB);
+	else
+		add_functions(t, elf, SHT_DYNSYM);
 	vmstack_symtab_finish(t);
 	return 0;
 }
 
-int vmstack_symtab_load_elf(struct vmstack_symtab *t, int fd)
+int vmstack_symtab_load_elf(struct vmstack_symtab *t, int fd, const char *path)
 {
 	elf_version(EV_CURRENT);
 	t->fd = fd;
-	return load_elf(t, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	return load_elf(t, elf_begin(fd, ELF_C_READ_MMAP, NULL), path);
 }
 
 int vmstack_symtab_load_elf_mem(struct vmstack_symtab *t, void *image,
@@ -140,7 +219,7 @@ int vmstack_symtab_load_elf_mem(struct vmstack_symtab *t, void *image,
 {
 	elf_version(EV_CURRENT);
 	t->fd = -1;
-	return load_elf(t, elf_memory(image, size));
+	return load_elf(t, elf_memory(image, size), NULL);
 }
 
 int vmstack_symtab_load_kallsyms(struct vmstack_symtab *t, const char *path)
@@ -269,6 +348,11 @@ void vmstack_symtab_free(struct vmstack_symtab *t)
 		vmstack_cfi_free(t->cfi);
 		free(t->cfi);
 	}
+	vmstack_lines_close(t->lines);
+	if (t->debug_elf) {
+		elf_end(t->debug_elf);
+		close(t->debug_fd);
+	}
 	if (t->elf)
 		elf_end(t->elf);
 	if (t->fd >= 0)
@@ -286,6 +370,16 @@ struct vmstack_file {
 	char *key;		/* "inode:path" */
 	struct vmstack_symtab tab;
 };
+
+/* A native address's frames with lines, by file and link-time address. */
+struct line_entry {
+	const struct vmstack_symtab *tab;
+	uint64_t vaddr;
+	char *names;		/* n names, each ending in NUL, outermost first */
+	size_t n;
+};
+
+#define LINE_NAME_LEN 512
 
 /* A VM frame's name, by its word and (for runtimes naming lines) its PC. */
 struct vm_name {
@@ -311,6 +405,9 @@ struct vmstack_symbolizer {
 	struct vmstack_vm_namer vm_namer[VMSTACK_VM_MAX];
 	struct vm_name *vm_names;
 	size_t vm_nslots, vm_n;
+	struct line_entry *lines;
+	size_t lines_nslots, lines_n;
+	char line_buf[LINE_NAME_LEN];	/* a frame not in a file: not kept */
 };
 
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
@@ -480,7 +577,7 @@ static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && vmstack_symtab_load_elf(&f->tab, fd))
+	if (fd >= 0 && vmstack_symtab_load_elf(&f->tab, fd, m->path))
 		f->tab.loaded = 0;
 	return &f->tab;
 }
@@ -657,7 +754,8 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 		if (vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr))
 			vaddr = pc - m->start + m->offset;
 		else if ((sym = vmstack_symtab_find(tab, vaddr))) {
-			snprintf(buf, len, "%s", sym->name);
+			/* A .symtab's versioned names: memcpy@@GLIBC_2.14 is memcpy. */
+			snprintf(buf, len, "%.*s", (int)strcspn(sym->name, "@"), sym->name);
 			return buf;
 		}
 		snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path), vaddr);
@@ -674,6 +772,116 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 	else
 		snprintf(buf, len, "[unknown]");
 	return buf;
+}
+
+static size_t line_slot(const struct vmstack_symbolizer *s,
+			const struct vmstack_symtab *tab, uint64_t vaddr)
+{
+	uint64_t key[2] = { (uint64_t)(uintptr_t)tab, vaddr };
+	size_t j = hash_bytes(key, sizeof(key), 2) & (s->lines_nslots - 1);
+
+	while (s->lines[j].names && (s->lines[j].tab != tab || s->lines[j].vaddr != vaddr))
+		j = (j + 1) & (s->lines_nslots - 1);
+	return j;
+}
+
+/* An empty slot for (@tab, @vaddr), the table grown if need be. */
+static struct line_entry *line_new(struct vmstack_symbolizer *s,
+				   const struct vmstack_symtab *tab, uint64_t vaddr)
+{
+	struct line_entry *e;
+	size_t i;
+
+	if (2 * (s->lines_n + 1) > s->lines_nslots) {
+		struct line_entry *old = s->lines;
+		size_t nold = s->lines_nslots;
+
+		s->lines_nslots = nold ? 2 * nold : 1024;
+		s->lines = xcalloc(s->lines_nslots, sizeof(*s->lines));
+		for (i = 0; i < nold; i++)
+			if (old[i].names)
+				s->lines[line_slot(s, old[i].tab, old[i].vaddr)] = old[i];
+		free(old);
+	}
+	e = &s->lines[line_slot(s, tab, vaddr)];
+	e->tab = tab;
+	e->vaddr = vaddr;
+	s->lines_n++;
+	return e;
+}
+
+/* "NAME[ (inlined)][ (FILE:LINE)]" at @p, NUL included; its length. */
+static size_t put_frame(char *p, size_t room, const char *name, int inlined,
+			const struct vmstack_line_frame *f)
+{
+	int n;
+
+	if (f && f->file && f->line)
+		n = snprintf(p, room, "%s%s (%s:%d)", name, inlined ? " (inlined)" : "",
+			     base_name(f->file), f->line);
+	else
+		n = snprintf(p, room, "%s%s", name, inlined ? " (inlined)" : "");
+	if (n < 0)
+		return snprintf(p, room, "?") + 1;
+	return (size_t)n < room ? (size_t)n + 1 : room;
+}
+
+/* Find the frames of @addr (link-time @vaddr in @tab) and keep them. */
+static struct line_entry *line_fill(struct vmstack_symbolizer *s,
+				    struct vmstack_symtab *tab, uint64_t addr,
+				    int ret, uint64_t vaddr)
+{
+	struct vmstack_line_frame f[VMSTACK_MAX_INLINE];
+	char buf[VMSTACK_MAX_INLINE * LINE_NAME_LEN], name[LINE_NAME_LEN];
+	struct line_entry *e;
+	size_t used = 0;
+	int i, n = 0;
+
+	if (!tab->lines_tried) {
+		tab->lines_tried = 1;
+		tab->lines = vmstack_lines_open(tab->elf);
+		if (!tab->lines && tab->debug_elf)
+			tab->lines = vmstack_lines_open(tab->debug_elf);
+	}
+	if (tab->lines)
+		n = vmstack_lines_at(tab->lines, vaddr, f, VMSTACK_MAX_INLINE);
+	/* The outermost function keeps its symbol's name, as without lines. */
+	vmstack_symbolize_user(s, addr, ret, name, sizeof(name));
+	/* Each frame fits its LINE_NAME_LEN share of buf (cut if longer). */
+	used = put_frame(buf, LINE_NAME_LEN, name, 0, n ? &f[0] : NULL);
+	for (i = 1; i < n; i++)
+		used += put_frame(buf + used, LINE_NAME_LEN,
+				  f[i].func ? f[i].func : "[unknown]", f[i].inlined, &f[i]);
+	e = line_new(s, tab, vaddr);
+	e->names = xmalloc(used);
+	memcpy(e->names, buf, used);
+	e->n = n ? (size_t)n : 1;
+	return e;
+}
+
+size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
+				    int ret, const char **names, size_t max)
+{
+	uint64_t pc = ret ? addr - 1 : addr, vaddr;
+	struct vmstack_map *m = vmstack_maps_find(&s->maps, pc);
+	struct vmstack_symtab *tab = m ? m->symtab : NULL;
+	const struct line_entry *e;
+	const char *p;
+	size_t i;
+
+	if (!max)
+		return 0;
+	if (!tab || !tab->elf || vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr)) {
+		names[0] = vmstack_symbolize_user(s, addr, ret, s->line_buf,
+						  sizeof(s->line_buf));
+		return 1;
+	}
+	e = s->lines_nslots ? &s->lines[line_slot(s, tab, vaddr)] : NULL;
+	if (!e || !e->names)
+		e = line_fill(s, tab, addr, ret, vaddr);
+	for (i = 0, p = e->names; i < e->n && i < max; i++, p += strlen(p) + 1)
+		names[i] = p;
+	return i;
 }
 
 const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
@@ -729,5 +937,8 @@ void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 	for (i = 0; i < s->vm_nslots; i++)
 		free(s->vm_names[i].name);
 	free(s->vm_names);
+	for (i = 0; i < s->lines_nslots; i++)
+		free(s->lines[i].names);
+	free(s->lines);
 	free(s);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Names for addresses: ELF symbol tables of the files a process maps (with
- * libelf; .symtab, else .dynsym), [vdso], /tmp/perf-PID.map for JIT code,
- * and /proc/kallsyms for the kernel.
+ * libelf; .symtab, else the .symtab of the file's separate debug file,
+ * else .dynsym), [vdso], /tmp/perf-PID.map for JIT code, and
+ * /proc/kallsyms for the kernel; source lines and inlined calls from
+ * DWARF (user/lines.c).
  */
 #ifndef VMSTACK_SYMBOLS_H
 #define VMSTACK_SYMBOLS_H
@@ -16,9 +18,12 @@
 #include "frame.h"
 #include "maps.h"
 
+struct vmstack_lines;
+
 struct vmstack_sym {
 	uint64_t addr, size;
 	const char *name;
+	unsigned char rank;	/* of aliases, the lowest is kept: global, weak, local */
 };
 
 /* One symbol table: an ELF file's, the kernel's or a perf map's. */
@@ -32,6 +37,10 @@ struct vmstack_symtab {
 	size_t nloads;
 	void *elf;		/* Elf *, kept open: names point into it */
 	int fd;
+	void *debug_elf;	/* the separate debug file's, or NULL */
+	int debug_fd;
+	struct vmstack_lines *lines;	/* DWARF lines, opened on first use */
+	int lines_tried;
 	int loaded;		/* 0: unreadable file; names will be offsets */
 	struct vmstack_cfi_table *cfi;	/* unwind rows, made on first use */
 	int cfi_tried;
@@ -39,8 +48,12 @@ struct vmstack_symtab {
 	int build_id_tried;
 };
 
-/* Load an ELF file's symbols and load segments. 0 or -1. */
-int vmstack_symtab_load_elf(struct vmstack_symtab *t, int fd);
+/*
+ * Load an ELF file's symbols and load segments; @path (the file's path in
+ * the target, or NULL) finds its separate debug file if it is stripped
+ * (user/debuginfo.h). 0 or -1.
+ */
+int vmstack_symtab_load_elf(struct vmstack_symtab *t, int fd, const char *path);
 int vmstack_symtab_load_elf_mem(struct vmstack_symtab *t, void *image,
 				size_t size);
 /* Lines "ADDR TYPE NAME [MODULE]"; text symbols only. */
@@ -140,6 +153,19 @@ void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
  */
 const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 				   int ret, char *buf, size_t len);
+/*
+ * The frames of user address @addr with source lines (--lines), outermost
+ * first: its function as vmstack_symbolize_user() names it, "NAME
+ * (FILE:LINE)", then each function inlined there, "NAME (inlined)
+ * (FILE:LINE)", the line in each being that of the call into the next (in
+ * the last, the address's line). FILE is a base name; without DWARF a
+ * frame is its name alone. At most @max in @names, valid until the next
+ * call (kept per file and address: a file's frames are found once).
+ * Returns the number of frames, at least 1 if @max is.
+ */
+#define VMSTACK_MAX_INLINE 16	/* frames of one address kept: the innermost past it go */
+size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
+				    int ret, const char **names, size_t max);
 const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
 				     uint64_t addr, int ret, char *buf,
 				     size_t len);

@@ -125,10 +125,11 @@ f=/tmp/pyt.folded
 a=$(count $f ";$(fr work_a)")
 b=$(count $f ";$(fr work_b)")
 both=$(count $f ";$(fr work_a).*;$(fr work_b)|;$(fr work_b).*;$(fr work_a)")
-# A thread's stack ends in libc's clone3 and start_thread (no symbols in
-# Debian's libc for them), then python3.11's thread start, then Python's
+# A thread's stack ends in libc's clone3 and start_thread (named from
+# libc6-dbg's debug file: Debian's libc has no symbols for them), then
+# python3.11's thread start (stripped, no debug file), then Python's
 # Thread._bootstrap.
-troot='^python3\.11;libc\.so\.6\+0x[0-9a-f]+;libc\.so\.6\+0x[0-9a-f]+;python3\.11\+0x[0-9a-f]+;'
+troot='^python3\.11;clone3;start_thread;python3\.11\+0x[0-9a-f]+;'
 ra=$(count $f "$troot.*;Thread\._bootstrap \([^;]*threading\.py:[0-9]+\)_\[vm\];.*;$(fr work_a)")
 rb=$(count $f "$troot.*;Thread\._bootstrap \([^;]*threading\.py:[0-9]+\)_\[vm\];.*;$(fr work_b)")
 # The workers' samples outside work_a and work_b, for the log.

@@ -1,7 +1,7 @@
 # Debian's stripped lua5.4 and python3.11 (no frame pointers): the share of
 # samples whose stack reaches the C library's start of main
-# (__libc_start_call_main, which perf's DWARF unwinder names and ours does
-# not, or __libc_start_main above it, which ours reaches), for vmstack
+# (__libc_start_call_main, or __libc_start_main above it; both named from
+# libc6-dbg's debug file), for vmstack
 # (.eh_frame rules), perf --call-graph dwarf and perf -g, in the same boot.
 # Samples taken while the dynamic loader starts the program (the stack's
 # root is the loader's entry: vmstack shows its return address there,

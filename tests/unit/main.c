@@ -26,6 +26,7 @@ void hist_raw_tests(void);
 void vm_tests(void);
 void walk_tests(void);
 void cpython_lines_tests(void);
+void debuginfo_tests(void);
 
 int main(void)
 {
@@ -37,5 +38,6 @@ int main(void)
 	vm_tests();
 	walk_tests();
 	cpython_lines_tests();
+	debuginfo_tests();
 	return 0;
 }

@@ -35,7 +35,7 @@ static struct found detect(const struct vmstack_runtime *rt, const char *path)
 	int fd = open(path, O_RDONLY);
 
 	CHECK(fd >= 0);
-	if (fd < 0 || vmstack_symtab_load_elf(&t, fd))
+	if (fd < 0 || vmstack_symtab_load_elf(&t, fd, NULL))
 		return r;
 	m.path = (char *)path;
 	m.symtab = &t;

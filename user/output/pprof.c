@@ -16,7 +16,9 @@
  * function qualname at LINE, the running line; Lua's "chunk:LINE" (and a
  * LuaJIT trace's "TRACE_N chunk:LINE") has file chunk and line LINE, the
  * function's (or trace's) first, and keeps its whole name: chunk and first
- * line are all that names a Lua function. A native frame's Location is in
+ * line are all that names a Lua function. A native frame named with
+ * --lines, "func (file.c:LINE)", is function func at LINE of file.c. A
+ * native frame's Location is in
  * the Mapping of its file (path, build-id, addresses as the process mapped
  * it), at the address the frame stands for: its function's entry, as a
  * frame is a function (named) or one address (unnamed); other frames' kind
@@ -209,7 +211,8 @@ static void split_name(const struct vmstack_pframe *f, struct where *w)
 	uint64_t line;
 
 	*w = (struct where){ .name = s, .name_len = (size_t)(end - s), .file = "" };
-	if (f->kind != VMSTACK_FRAME_SCRIPT && f->kind != VMSTACK_FRAME_JIT)
+	if (f->kind != VMSTACK_FRAME_SCRIPT && f->kind != VMSTACK_FRAME_JIT &&
+	    f->kind != VMSTACK_FRAME_NATIVE)
 		return;
 	if (end > s && end[-1] == ')')
 		open = memrchr(s, '(', (size_t)(end - s));
@@ -225,6 +228,8 @@ static void split_name(const struct vmstack_pframe *f, struct where *w)
 		return;
 	}
 	/* chunk:LINE, TRACE_N chunk:LINE */
+	if (f->kind == VMSTACK_FRAME_NATIVE)
+		return;
 	if (f->kind == VMSTACK_FRAME_JIT && !strncmp(s, "TRACE_", 6) && strchr(s, ' '))
 		file = strchr(s, ' ') + 1;
 	colon = memrchr(file, ':', (size_t)(end - file));
