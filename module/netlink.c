@@ -32,7 +32,7 @@ static struct netlink_range_validation vmstack_uw_rows_range = {
  * policy is refused (strict validation rejects NLA_UNSPEC entries and
  * types past maxattr), so a request never carries something we ignore.
  */
-static const struct nla_policy vmstack_start_policy[VMSTACK_A_PAUSED + 1] = {
+static const struct nla_policy vmstack_start_policy[VMSTACK_A_TASK_EVENTS + 1] = {
 	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_FREQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_freq_range),
 	[VMSTACK_A_EVENT] = NLA_POLICY_MAX(NLA_U32, VMSTACK_EVENT_MAX),
@@ -42,6 +42,7 @@ static const struct nla_policy vmstack_start_policy[VMSTACK_A_PAUSED + 1] = {
 						  VMSTACK_MIN_RING_PAGES,
 						  VMSTACK_MAX_RING_PAGES),
 	[VMSTACK_A_PAUSED] = { .type = NLA_FLAG },
+	[VMSTACK_A_TASK_EVENTS] = { .type = NLA_FLAG },
 };
 
 /* SESSION_STATS, SESSION_STOP, SESSION_RESUME. */
@@ -139,6 +140,7 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 	cfg.ring_pages = vmstack_attr_u32(info, VMSTACK_A_RING_PAGES,
 					  VMSTACK_DEFAULT_RING_PAGES);
 	cfg.paused = nla_get_flag(info->attrs[VMSTACK_A_PAUSED]);
+	cfg.task_events = nla_get_flag(info->attrs[VMSTACK_A_TASK_EVENTS]);
 
 	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
 	if (!hdr)

@@ -148,11 +148,13 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	u64 t0, ns;
 	u32 size;
 
-	/* Comparing struct pid, not numbers: a reused PID never matches. */
-	if (task_tgid(task) != s->tgid)
-		return;
-
 	pc = this_cpu_ptr(s->pcpu);
+	/* Comparing struct pid, not numbers: a reused PID never matches. */
+	if (task_tgid(task) != s->tgid) {
+		vmstack_count(&pc->stats, VMSTACK_CS_A_OTHER, 1);
+		return;
+	}
+
 	vmstack_count(&pc->stats, VMSTACK_CS_A_TAKEN, 1);
 	if (READ_ONCE(pc->busy)) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_DROPPED, 1);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Session lifetime: who may start one, the target, the perf events (one
- * per online CPU, made and released by CPU hotplug), the rings, and the
+ * per online CPU, made and released by CPU hotplug; or with TASK_EVENTS
+ * one on the target, inherited by its threads), the rings, and the
  * file that owns them all. Closing the file's descriptor in the process
  * that started it stops sampling; the last of the descriptor and the
  * rings' mapping frees everything, so a killed recorder leaves nothing.
@@ -74,28 +75,79 @@ struct vmstack_session *vmstack_session_get(u32 fd, struct file **filep,
 	return file->private_data;
 }
 
-/* One CPU's event, disabled unless the session samples. Caller holds s->lock. */
-static int vmstack_event_make(struct vmstack_session *s, unsigned int cpu)
+/* The session's event: disabled unless it samples. */
+static void vmstack_event_attr(struct vmstack_session *s, struct perf_event_attr *attr)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
+	*attr = (struct perf_event_attr){
+		.size = sizeof(*attr),
 		.freq = 1,
 		.sample_freq = s->cfg.freq,
 		.disabled = !s->sampling,
 	};
+	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
+		attr->type = PERF_TYPE_HARDWARE;
+		attr->config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+}
+
+/* One CPU's event. Caller holds s->lock. */
+static int vmstack_event_make(struct vmstack_session *s, unsigned int cpu)
+{
+	struct perf_event_attr attr;
 	struct perf_event *ev;
 
-	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
-		attr.type = PERF_TYPE_HARDWARE;
-		attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	} else {
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	}
+	vmstack_event_attr(s, &attr);
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, vmstack_overflow, s);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	s->events[cpu] = ev;
+	return 0;
+}
+
+/*
+ * TASK_EVENTS: one event on the target's only thread, inherited by each
+ * thread it creates (inherit_thread: not by child processes), so it fires
+ * only while a thread of the target runs and a CPU the target does not
+ * use takes no interrupt. No thread can escape it if none exists besides
+ * the one it is on once it is in place: a thread made before would be
+ * counted below (one made by a clone already past perf's inheritance but
+ * not yet counted is the caller's to prevent: it holds the target). No
+ * hotplug either: the event follows its task to any CPU.
+ */
+static int vmstack_task_event_make(struct vmstack_session *s,
+				   struct netlink_ext_ack *extack)
+{
+	struct perf_event_attr attr;
+	struct task_struct *task;
+	struct perf_event *ev;
+	int threads;
+
+	task = get_pid_task(s->tgid, PIDTYPE_PID);
+	if (!task) {
+		NL_SET_ERR_MSG(extack, "no such process");
+		return -ESRCH;
+	}
+	vmstack_event_attr(s, &attr);
+	attr.inherit = 1;
+	attr.inherit_thread = 1;
+	ev = perf_event_create_kernel_counter(&attr, -1, task, vmstack_overflow, s);
+	threads = get_nr_threads(task);
+	put_task_struct(task);
+	if (IS_ERR(ev)) {
+		NL_SET_ERR_MSG(extack, "cannot create the target's event");
+		return PTR_ERR(ev);
+	}
+	if (threads != 1) {
+		perf_event_release_kernel(ev);
+		NL_SET_ERR_MSG(extack, "TASK_EVENTS needs a target of one thread");
+		return -EINVAL;
+	}
+	mutex_lock(&s->lock);
+	s->task_event = ev;
+	mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -145,6 +197,7 @@ static int vmstack_cpu_offline(unsigned int cpu, struct hlist_node *node)
  */
 void vmstack_session_stop(struct vmstack_session *s)
 {
+	struct perf_event *task_event;
 	bool hotplug;
 
 	mutex_lock(&s->lock);
@@ -152,10 +205,15 @@ void vmstack_session_stop(struct vmstack_session *s)
 	s->sampling = false;
 	hotplug = s->hotplug;
 	s->hotplug = false;
+	task_event = s->task_event;
+	s->task_event = NULL;
 	mutex_unlock(&s->lock);
 	/* Not under s->lock: the teardown callbacks take it. */
 	if (hotplug)
 		cpuhp_state_remove_instance(vmstack_cpuhp_state, &s->cpuhp);
+	/* The inherited events go with it, as synchronously. */
+	if (task_event)
+		perf_event_release_kernel(task_event);
 }
 
 void vmstack_session_resume(struct vmstack_session *s)
@@ -168,6 +226,8 @@ void vmstack_session_resume(struct vmstack_session *s)
 		for (cpu = 0; cpu < s->nr_rings; cpu++)
 			if (s->events[cpu])
 				perf_event_enable(s->events[cpu]);
+		if (s->task_event)
+			perf_event_enable(s->task_event);
 	}
 	mutex_unlock(&s->lock);
 }
@@ -545,6 +605,14 @@ int vmstack_session_start(struct sk_buff *skb,
 	}
 	list_add_tail(&s->node, &vmstack_sessions);
 	mutex_unlock(&vmstack_sessions_lock);
+	if (cfg->task_events) {
+		err = vmstack_task_event_make(s, extack);
+		if (err)
+			goto err_file;
+		*sp = s;
+		*filep = file;
+		return 0;
+	}
 	/* The events of the CPUs online now; hotplug makes the others'. */
 	err = cpuhp_state_add_instance(vmstack_cpuhp_state, &s->cpuhp);
 	if (err) {

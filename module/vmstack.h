@@ -67,6 +67,7 @@ struct vmstack_session_cfg {
 	u32 max_depth;
 	u32 ring_pages;
 	bool paused;
+	bool task_events;
 };
 
 /* One chunk of an unwind table, as VMSTACK_CMD_UNWIND_ADD carries it. */
@@ -107,6 +108,7 @@ struct vmstack_session {
 	 */
 	struct mutex lock;
 	struct perf_event **events;	/* by CPU; NULL where none */
+	struct perf_event *task_event;	/* TASK_EVENTS: the target's, inherited */
 	bool sampling;			/* resumed, not stopped */
 	bool stopped;			/* for good: no event will be made */
 	bool hotplug;			/* an instance of the hotplug state */

@@ -437,6 +437,10 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		fps ? mean / fps : 0);
 	fprintf(stderr, TOOL ": unwind rules: %zu mappings, %zu rows, %" PRIu64
 		" bytes in the module\n", r->uw_maps, r->uw_rows, r->uw_bytes);
+	fprintf(stderr, TOOL ": events: %s; %" PRIu64 " interrupts taken, %" PRIu64
+		" of them in the target\n", r->sess.task_events ?
+		"one on the target, inherited by its threads" : "one per CPU, filtered by process",
+		VMSTACK_CNT(c, TAKEN) + VMSTACK_CNT(c, OTHER), VMSTACK_CNT(c, TAKEN));
 }
 
 static void summary(const struct recording *r, const struct vmstack_cpu_counts *c,
@@ -588,6 +592,13 @@ static int start_session(struct recording *r)
 		.max_depth = o->max_depth, .ring_pages = o->ring_pages,
 		/* Unwind rules first, then samples. */
 		.paused = 1,
+		/*
+		 * A command is one thread held before exec until sampling
+		 * starts: one event its threads inherit, so CPUs where it
+		 * does not run take no interrupts (a running process gets one
+		 * event per CPU: its threads cannot be caught without a race).
+		 */
+		.task_events = o->cmd != NULL,
 	};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	char msg[256];

@@ -295,13 +295,16 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 	if (!msg)
 		return -ENOMEM;
 	out->fd = -1;
+	/* A 3.2 module does not know the flag: one event per CPU, as before. */
+	out->task_events = r->task_events && nl->module_minor >= 3;
 	if (nla_put_u32(msg, VMSTACK_A_PID, r->pid) ||
 	    nla_put_u32(msg, VMSTACK_A_FREQ, r->freq) ||
 	    nla_put_u32(msg, VMSTACK_A_EVENT, r->event) ||
 	    nla_put_u32(msg, VMSTACK_A_STACKS, r->stacks) ||
 	    nla_put_u32(msg, VMSTACK_A_MAX_DEPTH, r->max_depth) ||
 	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, r->ring_pages) ||
-	    (r->paused && nla_put_flag(msg, VMSTACK_A_PAUSED))) {
+	    (r->paused && nla_put_flag(msg, VMSTACK_A_PAUSED)) ||
+	    (out->task_events && nla_put_flag(msg, VMSTACK_A_TASK_EVENTS))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

@@ -23,6 +23,8 @@ struct vmstack_start_req {
 	uint32_t max_depth;
 	uint32_t ring_pages;
 	int paused;
+	/* The target is one thread held from cloning: one event it passes on. */
+	int task_events;
 };
 
 struct vmstack_started {
@@ -31,6 +33,7 @@ struct vmstack_started {
 	uint32_t nr_cpus;
 	uint32_t ring_pages;
 	uint32_t freq;		/* granted: at most perf_event_max_sample_rate */
+	int task_events;	/* asked for (the module knows it) */
 };
 
 /* One CPU's counters, by VMSTACK_COUNTER(VMSTACK_CS_A_*). */

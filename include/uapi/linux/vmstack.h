@@ -40,6 +40,10 @@
  *        VM's list of them by thread id), VMSTACK_VM_F_TOP_AR,
  *        VMSTACK_VM_F_FUNC_IDENT, VMSTACK_VM_F_KIND_WORD, VMSTACK_VM_F_AR_CHAIN
  *        for VMs in plain C, and the thr_* and kind_word fields (CPython 3.11).
+ *   3.3  TASK_EVENTS in SESSION_START: a target of one thread sampled by a
+ *        per-task event its threads inherit (no interrupts where it does
+ *        not run); counter OTHER (interrupts that found another process
+ *        running: what one event per CPU costs where the target is not).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -49,7 +53,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	2
+#define VMSTACK_ABI_MINOR	3
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -101,7 +105,15 @@
  *            selects its whole process), FREQ, EVENT, STACKS, MAX_DEPTH,
  *            RING_PAGES (VMSTACK_DEFAULT_* when left out), PAUSED (flag:
  *            sample only after SESSION_RESUME, so unwind rules can be
- *            uploaded first)
+ *            uploaded first), TASK_EVENTS (flag, 3.3: sample through one
+ *            event on the target's only thread, inherited by every thread
+ *            it creates, instead of one event per CPU filtered by process;
+ *            it fires only where the target runs. Refused (EINVAL) for a
+ *            target of more than one thread. The caller must hold the
+ *            target from cloning until the reply (a command held before
+ *            exec): a thread made meanwhile may go unsampled. Inherited
+ *            events start in the state the first one has when the thread
+ *            is made, so resume before the target runs)
  *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES, FREQ (the rate
  *            granted: at most kernel.perf_event_max_sample_rate)
  *   The session lives as long as its file does: SESSION_FD and the rings
@@ -195,6 +207,7 @@ enum vmstack_attr {
 	VMSTACK_A_ABI_MINOR,		/* u32 */
 	VMSTACK_A_COUNTERS,		/* nested, VMSTACK_CS_A_<counter>... */
 	VMSTACK_A_CPU_STATS,		/* nested, VMSTACK_CS_A_* (stats dump) */
+	VMSTACK_A_TASK_EVENTS,		/* flag (3.3) */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
@@ -223,6 +236,7 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_NOT_DUMPABLE,	/* no user stack: target not dumpable */
 	VMSTACK_CS_A_COMPAT,		/* no user stack: a 32-bit task */
 	VMSTACK_CS_A_OFFLINE_NS,	/* time this CPU was offline */
+	VMSTACK_CS_A_OTHER,		/* 3.3: interrupts in another process */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)

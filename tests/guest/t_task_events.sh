@@ -1,0 +1,78 @@
+# No interrupts where the target does not run. A command the recorder
+# starts is sampled through one event on its only thread, inherited by
+# the threads it makes (TASK_EVENTS); a running process (-p) through one
+# event per CPU, filtered by process. A bystander burns CPU 1 while the
+# target runs pinned to CPU 0, at 999 Hz:
+#   - the module's own count: interrupts that found another process
+#     running (OTHER) must be 0 with task events, and about the rate per
+#     second with per-CPU events (the bystander's CPU);
+#   - the bystander CPU's local timer interrupts per second (/proc/
+#     interrupts, an independent count), for both modes, perf record -p -g
+#     and nothing, in the note: task events must add less than a quarter
+#     of the rate, per-CPU events more than half of it;
+#   - threads made after the start are sampled (inherited events).
+. tests/guest/lib.sh
+[ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
+secs=$((3 * scale))
+loc1() { awk '$1 == "LOC:" {print $3}' /proc/interrupts; }
+taskset -c 1 sh -c 'while :; do :; done' &
+bystander=$!
+trap 'kill $bystander 2>/dev/null' EXIT
+sleep 0.5
+
+# rate NAME CMD...: the bystander CPU's timer interrupts per second
+# while CMD runs, and CMD's output in /tmp/te.NAME.
+rate() {
+	local name=$1 l0 l1 t0 t1
+	shift
+	l0=$(loc1); t0=$(date +%s.%N)
+	"$@" >/tmp/te.$name.out 2>&1
+	l1=$(loc1); t1=$(date +%s.%N)
+	awk -v a="$l0" -v b="$l1" -v s="$t0" -v e="$t1" 'BEGIN {printf "%.0f", (b - a) / (e - s)}'
+}
+# other FILE: "ALL IN", the interrupts the recorder's --stats counted, all
+# and in the target.
+other() { sed -n 's/.*events: .*; \([0-9]*\) interrupts taken, \([0-9]*\) of them in the target$/\1 \2/p' "$1"; }
+
+none=$(rate none taskset -c 0 build/workloads/calltree $secs)
+task=$(rate task vmstack-record --stats -F 999 -o /tmp/te.task.folded -- \
+	taskset -c 0 build/workloads/calltree $secs)
+grep -q 'events: one on the target' /tmp/te.task.out || {
+	cat /tmp/te.task.out
+	fail "a command was not sampled through task events"
+}
+taskset -c 0 build/workloads/calltree $((secs + 1)) &
+pid=$!
+sleep 0.3
+cpu=$(rate cpu vmstack-record --stats -F 999 -d $secs -p $pid -o /tmp/te.cpu.folded)
+wait $pid
+grep -q 'events: one per CPU' /tmp/te.cpu.out || fail "-p was not sampled per CPU"
+taskset -c 0 build/workloads/calltree $((secs + 1)) &
+pid=$!
+sleep 0.3
+perf=$(rate perf perf record -q -F 999 -g -o /tmp/te.perf.data -p $pid -- sleep $secs)
+wait $pid
+
+read -r t_all t_in <<<"$(other /tmp/te.task.out)"
+read -r c_all c_in <<<"$(other /tmp/te.cpu.out)"
+note "bystander CPU 1's timer interrupts/s: none $none, vmstack task events $task, vmstack per-CPU events (-p) $cpu, perf record -p -g $perf"
+note "module's count, task events: $t_all interrupts, $((t_all - t_in)) in another process; per-CPU events: $c_all, $((c_all - c_in)) in another process"
+[ "$t_all" -gt 1000 ] || fail "task events: too few interrupts ($t_all)"
+[ $((t_all - t_in)) -eq 0 ] || fail "task events fired in another process $((t_all - t_in)) times"
+[ $((c_all - c_in)) -gt $((999 * secs / 2)) ] ||
+	fail "per-CPU events: only $((c_all - c_in)) interrupts in the bystander (expected about $((999 * secs)))"
+[ $((task - none)) -lt 250 ] || fail "task events added $((task - none)) interrupts/s on the bystander's CPU"
+[ $((cpu - none)) -gt 500 ] || note "per-CPU events added only $((cpu - none))/s on the bystander's CPU (TCG timing)"
+ok=$(stack_share /tmp/te.task.folded ';main;run;(hot_three|cold_one);spin')
+note "task events: ${ok}% of the samples in the known call tree"
+[ "$ok" -ge 90 ] || fail "task events: only ${ok}% in the call tree"
+
+# Threads made after the start inherit the event.
+vmstack-record -q --per-thread -F 999 -o /tmp/te.threads.folded -- \
+	build/workloads/threads 0.3 $((2 * scale)) || fail "record of threads failed"
+n=$(grep -E ';thread_worker;thread_spin ' /tmp/te.threads.folded | awk '{s += $NF} END {print s+0}')
+tids=$(grep -E ';thread_worker;' /tmp/te.threads.folded | cut -d';' -f1 | sort -u | wc -l)
+note "threads made after the start: $tids sampled, $n samples in thread_worker"
+[ "$tids" -eq 3 ] || fail "expected 3 worker threads, saw $tids"
+[ "$n" -gt 1000 ] || fail "too few samples in the threads: $n"
+true
