@@ -29,6 +29,7 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 {
 	struct vmstack_walk w = {
 		.rules = rcu_dereference_raw(s->uw_set),
+		.uw_cache = &pc->uw_cache,
 		.vms = s->vms,
 		/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
 		.nr_vms = smp_load_acquire(&s->nr_vms),
@@ -65,6 +66,8 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 	}
 	vmstack_walk_user(&w);
 	*flags |= w.flags;
+	vmstack_count(&pc->stats, VMSTACK_CS_A_UW_LOOKUPS, w.uw_lookups);
+	vmstack_count(&pc->stats, VMSTACK_CS_A_UW_HITS, w.uw_hits);
 	return w.n;
 }
 

@@ -75,6 +75,7 @@ static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_uw_table
 	if (!placed)
 		new->maps[n++] = t;
 	new->nr = n;
+	new->gen = ++s->uw_gen;
 	rcu_assign_pointer(s->uw_set, new);
 	/*
 	 * Only now: a handler that still sees the old set may use its

@@ -115,6 +115,7 @@ unsigned int vmstack_walk_user(struct vmstack_walk *w)
 	enum vmstack_step step;
 	bool exact = true;	/* ip is not a return address */
 	bool leaf = true;	/* r is the sampled frame */
+	bool hit;
 	unsigned int steps = 0;
 
 	w->n = 0;
@@ -131,7 +132,10 @@ unsigned int vmstack_walk_user(struct vmstack_walk *w)
 			break;
 		}
 		/* A return address may be just past its function's end. */
-		row = vmstack_uw_lookup(w->rules, exact ? r.ip : r.ip - 1);
+		row = vmstack_uw_lookup_cached(w->rules, w->uw_cache,
+					       exact ? r.ip : r.ip - 1, &hit);
+		w->uw_lookups += !!w->rules;
+		w->uw_hits += hit;
 		splice = VMSTACK_SPLICE_NONE;
 		if (w->nr_vms) {
 			struct vmstack_user_regs caller = r;

@@ -57,3 +57,24 @@ const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
 	}
 	return lo ? &t->rows[lo - 1] : NULL;
 }
+
+const struct vmstack_uw_row *vmstack_uw_lookup_cached(const struct vmstack_uw_set *set,
+						      struct vmstack_uw_cache *cache,
+						      unsigned long pc, bool *hit)
+{
+	struct vmstack_uw_cache_entry *e;
+
+	*hit = false;
+	if (!set || !cache)
+		return vmstack_uw_lookup(set, pc);
+	/* Code addresses: the low bits vary most between nearby calls. */
+	e = &cache->e[(pc ^ (pc >> 6)) & (VMSTACK_UW_CACHE - 1)];
+	if (e->gen == set->gen && e->pc == pc) {
+		*hit = true;
+		return e->row;
+	}
+	e->row = vmstack_uw_lookup(set, pc);
+	e->pc = pc;
+	e->gen = set->gen;
+	return e->row;
+}

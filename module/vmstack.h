@@ -56,6 +56,7 @@ struct vmstack_cpu {
 	/* JIT anchors proved here (walk.h), valid for the process jit_mm. */
 	unsigned long jit_seen[VMSTACK_VM_MAX];
 	const struct mm_struct *jit_mm;
+	struct vmstack_uw_cache uw_cache;	/* rows by address (walk.h) */
 	u64 ips[2 * VMSTACK_MAX_DEPTH];	/* kernel then user frames */
 };
 
@@ -115,6 +116,7 @@ struct vmstack_session {
 	/* User unwind rules (unwind_table.c). */
 	struct vmstack_uw_set __rcu *uw_set;
 	struct vmstack_uw_table *uw_pending;	/* being uploaded */
+	u64 uw_gen;				/* of the last set published */
 	u32 uw_pending_next;
 	u64 uw_bytes;
 	/* VM descriptors: only added; nr_vms is published last. */

@@ -37,9 +37,14 @@ struct vmstack_uw_table {
 	struct vmstack_uw_row rows[];
 };
 
-/* The tables in force, sorted by start and disjoint; published with RCU. */
+/*
+ * The tables in force, sorted by start and disjoint; published with RCU.
+ * @gen numbers the sets a session publishes (from 1): a cache entry of
+ * another set never matches, even one allocated where a freed set was.
+ */
 struct vmstack_uw_set {
 	struct rcu_head rcu;
+	u64 gen;
 	u32 nr;
 	struct vmstack_uw_table *maps[];
 };
@@ -47,6 +52,26 @@ struct vmstack_uw_set {
 /* The rule in force at @pc, or NULL (uw_rows.c). */
 const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
 					       unsigned long pc);
+
+/*
+ * The rows last looked up on one CPU, by address: a walk meets the same
+ * functions sample after sample, and a hit skips both binary searches
+ * (mappings, then rows). Direct-mapped; an entry holds for one set
+ * (gen), so it is valid while the walk holds that set under RCU.
+ */
+#define VMSTACK_UW_CACHE	64	/* entries, a power of 2 */
+struct vmstack_uw_cache {
+	struct vmstack_uw_cache_entry {
+		unsigned long pc;
+		u64 gen;			/* 0: empty */
+		const struct vmstack_uw_row *row;	/* NULL: no rule there */
+	} e[VMSTACK_UW_CACHE];
+};
+
+/* vmstack_uw_lookup() through @cache (NULL: none); *@hit if it had it. */
+const struct vmstack_uw_row *vmstack_uw_lookup_cached(const struct vmstack_uw_set *set,
+						      struct vmstack_uw_cache *cache,
+						      unsigned long pc, bool *hit);
 /* NULL if @t's rows are usable, else why not. */
 const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t);
 
@@ -75,6 +100,7 @@ struct vmstack_user_regs {
 /* One user walk: what it may use, and what it stores. */
 struct vmstack_walk {
 	const struct vmstack_uw_set *rules;	/* NULL: frame pointers only */
+	struct vmstack_uw_cache *uw_cache;	/* this CPU's, or NULL */
 	const struct vmstack_vm_desc *vms;	/* complete descriptors */
 	u32 nr_vms;
 	/* The sampled user registers, by enum vmstack_vm_reg ([0] is 0). */
@@ -96,6 +122,7 @@ struct vmstack_walk {
 	u64 *ips;
 	unsigned int n, max;
 	u16 flags;				/* VMSTACK_SF_* */
+	u32 uw_lookups, uw_hits;		/* rule lookups, and cache hits */
 };
 
 /*

@@ -436,7 +436,10 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		hist_quantile(hist, 0.5), hist_quantile(hist, 0.99), mean, fps,
 		fps ? mean / fps : 0);
 	fprintf(stderr, TOOL ": unwind rules: %zu mappings, %zu rows, %" PRIu64
-		" bytes in the module\n", r->uw_maps, r->uw_rows, r->uw_bytes);
+		" bytes in the module; %" PRIu64 " lookups, %.1f%% from the per-CPU cache\n",
+		r->uw_maps, r->uw_rows, r->uw_bytes, VMSTACK_CNT(c, UW_LOOKUPS),
+		VMSTACK_CNT(c, UW_LOOKUPS) ?
+		100.0 * VMSTACK_CNT(c, UW_HITS) / VMSTACK_CNT(c, UW_LOOKUPS) : 0.0);
 	fprintf(stderr, TOOL ": events: %s; %" PRIu64 " interrupts taken, %" PRIu64
 		" of them in the target\n", r->sess.task_events ?
 		"one on the target, inherited by its threads" : "one per CPU, filtered by process",

@@ -136,6 +136,54 @@ UNIT_TEST(walk_rules)
 }
 
 /*
+ * The per-CPU cache answers what the lookup answers, misses once per
+ * address, and holds for one set: another set's entries never match.
+ */
+UNIT_TEST(walk_rule_cache)
+{
+	static struct vmstack_uw_cache cache;
+	struct vmstack_uw_set *set = rules_rsp16(), *other = rules_rsp16();
+	/* In distinct slots. */
+	const unsigned long pcs[] = { 0x500010, 0x500100, 0x600000, 0x4ffff0, 0x500010 };
+	struct vmstack_walk w;
+	unsigned int i, round;
+	bool hit;
+
+	set->gen = 1;
+	other->gen = 2;
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+			CHECK(vmstack_uw_lookup_cached(set, &cache, pcs[i], &hit) ==
+			      vmstack_uw_lookup(set, pcs[i]));
+			/* New in round 0 but for the repeated address. */
+			CHECK(hit == (round > 0 || i == 4));
+		}
+	/* Same addresses, another set: misses, and its own rows. */
+	CHECK(vmstack_uw_lookup_cached(other, &cache, 0x500010, &hit) ==
+	      &other->maps[0]->rows[0] && !hit);
+	/* Two addresses in one slot take turns, never answer for each other. */
+	for (i = 0; i < VMSTACK_UW_CACHE; i++)
+		cache.e[i].gen = 0;
+	CHECK(vmstack_uw_lookup_cached(set, &cache, 0x500010, &hit) && !hit);
+	CHECK(vmstack_uw_lookup_cached(set, &cache, 0x501010, &hit) ==
+	      vmstack_uw_lookup(set, 0x501010) && !hit);
+	CHECK(vmstack_uw_lookup_cached(set, &cache, 0x500010, &hit) ==
+	      &set->maps[0]->rows[0] && !hit);
+	/* A walk counts its lookups and hits. */
+	mem_setup();
+	fake_put64(STACK + 0x108, 0x500100);
+	fake_put64(STACK + 0x118, 0x600000);
+	w = walk_from(0x500010, STACK + 0x100, 0);
+	w.rules = set;
+	w.uw_cache = &cache;
+	CHECK(vmstack_walk_user(&w) == 3);
+	CHECK(ips[0] == 0x500010 && ips[1] == 0x500100 && ips[2] == 0x600000);
+	CHECK(w.uw_lookups == 3 && w.uw_hits <= 3);
+	rules_free(set);
+	rules_free(other);
+}
+
+/*
  * A toy VM whose frames point to their callers, as Lua 5.4's CallInfos:
  *   frame: +0 caller frame, +8 u16 flags (1: entered from C, 2: native),
  *          +16 function;  function: +0 u8 kind (1 script, 2 native),
@@ -847,6 +895,7 @@ void walk_tests(void)
 		{ "walk_fp_loop_and_fault", walk_fp_loop_and_fault },
 		{ "walk_depth_cap", walk_depth_cap },
 		{ "walk_rules", walk_rules },
+		{ "walk_rule_cache", walk_rule_cache },
 		{ "walk_vm_frames", walk_vm_frames },
 		{ "walk_vm_cycle", walk_vm_cycle },
 		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },

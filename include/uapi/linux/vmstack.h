@@ -43,7 +43,9 @@
  *   3.3  TASK_EVENTS in SESSION_START: a target of one thread sampled by a
  *        per-task event its threads inherit (no interrupts where it does
  *        not run); counter OTHER (interrupts that found another process
- *        running: what one event per CPU costs where the target is not).
+ *        running: what one event per CPU costs where the target is not),
+ *        UW_LOOKUPS and UW_HITS (unwind rule lookups, and how many a
+ *        per-CPU cache answered).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -237,6 +239,8 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_COMPAT,		/* no user stack: a 32-bit task */
 	VMSTACK_CS_A_OFFLINE_NS,	/* time this CPU was offline */
 	VMSTACK_CS_A_OTHER,		/* 3.3: interrupts in another process */
+	VMSTACK_CS_A_UW_LOOKUPS,	/* 3.3: unwind rule lookups */
+	VMSTACK_CS_A_UW_HITS,		/* 3.3: of them, found in the CPU's cache */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
