@@ -7,6 +7,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "lines.h"
@@ -83,17 +84,10 @@ void vmstack_lines_close(struct vmstack_lines *l)
 
 static Dwarf_Die *find_cu(struct vmstack_lines *l, uint64_t pc)
 {
-	size_t lo = 0, hi = l->n;
-
 	/* The last range starting at or below pc. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = count_at_or_below(l->r, l->n, sizeof(*l->r),
+				      offsetof(struct cu_range, lo), pc);
 
-		if (l->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && pc < l->r[lo - 1].hi ? &l->r[lo - 1].cu : NULL;
 }
 

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,18 +285,11 @@ int vmstack_symtab_load_perf_map(struct vmstack_symtab *t, const char *path)
 const struct vmstack_sym *vmstack_symtab_find(const struct vmstack_symtab *t,
 					      uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	/* The last symbol at or below addr. */
+	size_t lo = count_at_or_below(t->syms, t->n, sizeof(*t->syms),
+				      offsetof(struct vmstack_sym, addr), addr);
 	const struct vmstack_sym *s;
 
-	/* The last symbol at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	s = &t->syms[lo - 1];

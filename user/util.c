@@ -35,6 +35,24 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
+size_t count_at_or_below(const void *base, size_t n, size_t size, size_t key_off,
+			 uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	uint64_t k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&k, (const char *)base + mid * size + key_off, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 char *find_in_dirs(const char *dirs, const char *name, int amode)
 {
 	char *dup = xstrdup(dirs), *dir, *save = NULL, *found = NULL;

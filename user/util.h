@@ -15,6 +15,13 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 /*
+ * In @n elements of @size bytes from @base, sorted by the uint64_t at
+ * @key_off in each: how many have a key at or below @key (the last such
+ * is at the result - 1; 0: none).
+ */
+size_t count_at_or_below(const void *base, size_t n, size_t size, size_t key_off,
+			 uint64_t key);
+/*
  * The first DIR/@name, DIR from the colon-separated list @dirs, that
  * access(@amode) allows (malloc'd), or NULL.
  */
