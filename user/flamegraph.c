@@ -62,8 +62,8 @@ int main(int argc, char **argv)
 	struct settings s = { 0 };
 	struct vmstack_profile p;
 	unsigned long bad = 0;
-	FILE *in, *out = stdout;
-	int first, i, err;
+	FILE *in;
+	int first, i;
 
 	first = cli_parse(&flamegraph_cli, argc, argv, set_option, &s);
 	if (first < 0)
@@ -85,15 +85,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": no samples\n");
 		return 1;
 	}
-	if (s.output && !(out = fopen(s.output, "w"))) {
-		perror(s.output);
+	if (vmstack_output_to_path(vmstack_output_find("svg"), &p, &s.opts, s.output, TOOL))
 		return 1;
-	}
-	err = vmstack_svg_write(&p, &s.opts, out);
-	if ((out != stdout && fclose(out)) || err) {
-		perror(s.output ? s.output : "stdout");
-		return 1;
-	}
 	vmstack_profile_free(&p);
 	return 0;
 }

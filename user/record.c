@@ -302,7 +302,6 @@ struct recording {
 	char comm[64];
 	int exited;			/* the target is gone */
 	int maps_stale;			/* a sample ran in a mapping not read yet */
-	double started;			/* sampling began (now()) */
 	uint64_t duration_ns;		/* sampling's wall time */
 	int older_module;		/* said that the module lacks a feature */
 	uint64_t uw_bytes;		/* module memory for unwind rules */
@@ -482,28 +481,10 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
 }
 
-/* @p in @format to @path ("-" or NULL: standard output). 0, or -1 (said why). */
-static int write_profile(const struct vmstack_profile *p,
-			 const struct vmstack_output *format,
-			 const struct vmstack_output_opts *oo, const char *path)
+/* "-" for standard output, as NULL. */
+static const char *out_path(const char *path)
 {
-	FILE *out = stdout;
-	int err = 0;
-
-	if (path && strcmp(path, "-")) {
-		out = fopen(path, "w");
-		if (!out) {
-			fprintf(stderr, TOOL ": cannot write %s: %s\n", path, strerror(errno));
-			return -1;
-		}
-	}
-	if (format->write(p, oo, out) || fflush(out)) {
-		fprintf(stderr, TOOL ": writing %s failed\n", out == stdout ? "the output" : path);
-		err = -1;
-	}
-	if (out != stdout && fclose(out))
-		err = -1;
-	return err;
+	return path && strcmp(path, "-") ? path : NULL;
 }
 
 static int write_output(struct recording *r, uint64_t lost)
@@ -520,8 +501,9 @@ static int write_output(struct recording *r, uint64_t lost)
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;
 	if (o->output || !o->svg)
-		err = write_profile(&p, o->format, &o->oo, o->output);
-	if (o->svg && write_profile(&p, vmstack_output_find("svg"), &o->oo, o->svg))
+		err = vmstack_output_to_path(o->format, &p, &o->oo, out_path(o->output), TOOL);
+	if (o->svg && vmstack_output_to_path(vmstack_output_find("svg"), &p, &o->oo,
+					     out_path(o->svg), TOOL))
 		err = -1;
 	vmstack_profile_free(&p);
 	return err;
@@ -641,6 +623,7 @@ int main(int argc, char **argv)
 	struct vmstack_cpu_counts c;
 	struct vmstack_raw_head head;
 	int pidfd = -1, err = -1, running = 0, status;
+	double started;			/* sampling began */
 	struct options o;
 	char msg[256];
 
@@ -689,7 +672,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		goto out;
 	}
-	r.started = now();
+	started = now();
 	if (o.cmd) {
 		err = vmstack_command_release(&cmd);
 		if (err) {
@@ -708,7 +691,7 @@ int main(int argc, char **argv)
 
 	record_loop(&r, pidfd);
 	vmstack_nl_session_stop(r.nl, r.sess.fd, msg, sizeof(msg));
-	r.duration_ns = (uint64_t)((now() - r.started) * 1e9);
+	r.duration_ns = (uint64_t)((now() - started) * 1e9);
 	drain(&r);
 	sum_counts(&r, &c, hist);
 	vmstack_symbolizer_load_perf_map(r.sym);

@@ -82,7 +82,6 @@ int main(int argc, char **argv)
 	struct vmstack_profile p;
 	struct vmstack_stacks st;
 	struct vmstack_raw raw;
-	FILE *out = stdout;
 	int first, err;
 	char msg[256];
 	size_t off;
@@ -112,10 +111,6 @@ int main(int argc, char **argv)
 		vmstack_stacks_add(&st, rec);
 		off += rec->hdr.size;
 	}
-	if (s.output && strcmp(s.output, "-") && !(out = fopen(s.output, "w"))) {
-		perror(s.output);
-		return 1;
-	}
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &st, raw.sym, &(struct vmstack_name_opts){
 		.comm = raw.head.comm, .per_thread = s.per_thread, .threads = &raw.threads,
@@ -123,13 +118,8 @@ int main(int argc, char **argv)
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;
-	err = s.format->write(&p, &s.oo, out);
-	if (fflush(out) || err) {
-		fprintf(stderr, TOOL ": writing the output failed\n");
-		err = 1;
-	}
-	if (out != stdout)
-		fclose(out);
+	err = vmstack_output_to_path(s.format, &p, &s.oo,
+				     s.output && strcmp(s.output, "-") ? s.output : NULL, TOOL);
 	fprintf(stderr, TOOL ": %llu samples, %zu distinct stacks\n",
 		(unsigned long long)st.samples, st.n);
 	vmstack_profile_free(&p);

@@ -44,6 +44,14 @@ const char *vmstack_output_refuses(const struct vmstack_output *f,
 const char *vmstack_output_names(void);
 /* The formats, one line each, for --help. */
 void vmstack_output_help(FILE *f);
+/*
+ * Write @p in format @o to the file @path (NULL: standard output); a
+ * failure is said on standard error after "@tool: ". 0, or -1.
+ */
+int vmstack_output_to_path(const struct vmstack_output *o,
+			   const struct vmstack_profile *p,
+			   const struct vmstack_output_opts *oo, const char *path,
+			   const char *tool);
 
 /*
  * How a frame kind looks: the suffix collapsed stacks give it (perf's

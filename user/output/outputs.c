@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The table of output formats, and how frame kinds look in them. */
+#include <errno.h>
 #include <string.h>
 
 #include "output.h"
@@ -88,4 +89,25 @@ void vmstack_output_help(FILE *f)
 		vmstack_outputs[0]->suffix);
 	for (o = vmstack_outputs; *o; o++)
 		fprintf(f, "  %-21s %s (%s)\n", (*o)->name, (*o)->help, (*o)->suffix);
+}
+
+int vmstack_output_to_path(const struct vmstack_output *o,
+			   const struct vmstack_profile *p,
+			   const struct vmstack_output_opts *oo, const char *path,
+			   const char *tool)
+{
+	FILE *out = path ? fopen(path, "w") : stdout;
+	int err = 0;
+
+	if (!out) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", tool, path, strerror(errno));
+		return -1;
+	}
+	if (o->write(p, oo, out) || fflush(out)) {
+		fprintf(stderr, "%s: writing %s failed\n", tool, path ? path : "the output");
+		err = -1;
+	}
+	if (out != stdout && fclose(out))
+		err = -1;
+	return err;
 }
