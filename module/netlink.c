@@ -52,6 +52,7 @@ static const struct nla_policy vmstack_session_policy[VMSTACK_A_SESSION_FD + 1] 
 
 static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
+	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_UW_START] = { .type = NLA_U64 },
 	[VMSTACK_A_UW_END] = { .type = NLA_U64 },
 	[VMSTACK_A_UW_ROWS] = { .type = NLA_BINARY,
@@ -73,8 +74,15 @@ static const struct nla_policy vmstack_no_attrs_policy[VMSTACK_A_UNSPEC + 2] = {
 
 static const struct nla_policy vmstack_vm_policy[VMSTACK_A_VM_DESC + 1] = {
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
+	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_VM_DESC] = NLA_POLICY_RANGE(NLA_BINARY, VMSTACK_VM_DESC_MIN_SIZE,
 					       VMSTACK_VM_DESC_MAX_SIZE),
+};
+
+/* TARGET_ADD, TARGET_DEL. */
+static const struct nla_policy vmstack_target_policy[VMSTACK_A_SESSION_FD + 1] = {
+	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 };
 
 static void *vmstack_reply_start(struct genl_info *info, struct sk_buff **msgp,
@@ -377,6 +385,7 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct vmstack_uw_chunk c;
 	struct vmstack_session *s;
+	struct vmstack_proc *p;
 	struct sk_buff *msg;
 	struct nlattr *rows;
 	struct file *file;
@@ -412,7 +421,8 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	mutex_lock(&s->lock);
-	err = vmstack_uw_add(s, &c, info->extack);
+	p = vmstack_target_get(s, vmstack_attr_u32(info, VMSTACK_A_PID, 0), info->extack);
+	err = p ? vmstack_uw_add(s, p, &c, info->extack) : -ENOENT;
 	bytes = s->uw_bytes;
 	mutex_unlock(&s->lock);
 	fput(file);
@@ -428,6 +438,7 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
 {
 	struct vmstack_session *s;
+	struct vmstack_proc *p;
 	struct nlattr *desc;
 	struct file *file;
 	int err;
@@ -438,7 +449,49 @@ static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
 	s = vmstack_nl_session(info, &file);
 	if (!s)
 		return -EBADF;
-	err = vmstack_vm_add(s, nla_data(desc), nla_len(desc), info->extack);
+	mutex_lock(&s->lock);
+	p = vmstack_target_get(s, vmstack_attr_u32(info, VMSTACK_A_PID, 0), info->extack);
+	err = p ? vmstack_vm_add(s, p, nla_data(desc), nla_len(desc), info->extack) : -ENOENT;
+	mutex_unlock(&s->lock);
+	fput(file);
+	return err;
+}
+
+static int vmstack_nl_target_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_session *s;
+	struct file *file;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_PID))
+		return -EINVAL;
+	s = vmstack_nl_session(info, &file);
+	if (!s)
+		return -EBADF;
+	/* An event on the first process's threads samples no other. */
+	if (s->cfg.task_events) {
+		NL_SET_ERR_MSG(info->extack, "a TASK_EVENTS session samples one process");
+		err = -EINVAL;
+	} else {
+		err = vmstack_target_add(s, skb, nla_get_u32(info->attrs[VMSTACK_A_PID]),
+					 info->extack);
+	}
+	fput(file);
+	return err;
+}
+
+static int vmstack_nl_target_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vmstack_session *s;
+	struct file *file;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_PID))
+		return -EINVAL;
+	s = vmstack_nl_session(info, &file);
+	if (!s)
+		return -EBADF;
+	err = vmstack_target_del(s, nla_get_u32(info->attrs[VMSTACK_A_PID]), info->extack);
 	fput(file);
 	return err;
 }
@@ -471,6 +524,8 @@ static const struct genl_ops vmstack_ops[] = {
 	VMSTACK_OP(VMSTACK_CMD_SESSION_RESUME, vmstack_nl_session_resume,
 		   vmstack_session_policy),
 	VMSTACK_OP(VMSTACK_CMD_VM_ADD, vmstack_nl_vm_add, vmstack_vm_policy),
+	VMSTACK_OP(VMSTACK_CMD_TARGET_ADD, vmstack_nl_target_add, vmstack_target_policy),
+	VMSTACK_OP(VMSTACK_CMD_TARGET_DEL, vmstack_nl_target_del, vmstack_target_policy),
 };
 
 /*

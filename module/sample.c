@@ -23,16 +23,16 @@
 #include "vmstack.h"
 
 /* The user stack from registers @uregs (walk.h does the work). */
-static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_cpu *pc,
-					 struct pt_regs *uregs, u64 *ips,
-					 u16 *flags)
+static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_proc *p,
+					 struct vmstack_cpu *pc, struct pt_regs *uregs,
+					 u64 *ips, u16 *flags)
 {
 	struct vmstack_walk w = {
-		.rules = rcu_dereference_raw(s->uw_set),
+		.rules = rcu_dereference_raw(p->uw_set),
 		.uw_cache = &pc->uw_cache,
-		.vms = s->vms,
+		.vms = p->vms,
 		/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
-		.nr_vms = smp_load_acquire(&s->nr_vms),
+		.nr_vms = smp_load_acquire(&p->nr_vms),
 		.ip = uregs->ip,
 		.sp = uregs->sp,
 		.ips = ips,
@@ -77,22 +77,23 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
  * watches stopped being dumpable (a setuid exec: perf detaches its task
  * events then).
  */
-static bool vmstack_user_readable(struct vmstack_session *s, struct task_struct *task,
+static bool vmstack_user_readable(struct vmstack_proc *p, struct task_struct *task,
 				  struct pt_regs *uregs, struct vmstack_cpu *pc)
 {
 	if (!user_64bit_mode(uregs)) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_COMPAT, 1);
 		return false;
 	}
-	if (s->watch_dumpable && get_dumpable(task->mm) != SUID_DUMP_USER) {
+	if (p->watch_dumpable && get_dumpable(task->mm) != SUID_DUMP_USER) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_NOT_DUMPABLE, 1);
 		return false;
 	}
 	return true;
 }
 
-static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
-			   struct pt_regs *regs, u16 *nr_kernel, u16 *nr_user)
+static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_proc *p,
+			   struct vmstack_cpu *pc, struct pt_regs *regs,
+			   u16 *nr_kernel, u16 *nr_user)
 {
 	struct task_struct *task = current;
 	struct pt_regs *uregs = NULL;
@@ -112,8 +113,8 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_cpu *pc,
 	}
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs) &&
 	    task->mm) {
-		if (vmstack_user_readable(s, task, uregs, pc))
-			nu = vmstack_capture_user(s, pc, uregs, pc->ips + nk, &flags);
+		if (vmstack_user_readable(p, task, uregs, pc))
+			nu = vmstack_capture_user(s, p, pc, uregs, pc->ips + nk, &flags);
 		else
 			flags |= VMSTACK_SF_NO_USER;
 	}
@@ -145,6 +146,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	struct vmstack_session *s = event->overflow_handler_context;
 	struct task_struct *task = current;
 	struct vmstack_rec_sample *rec;
+	struct vmstack_proc *p;
 	struct vmstack_cpu *pc;
 	u16 nr_kernel, nr_user, flags;
 	bool bad_tail;
@@ -152,8 +154,9 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	u32 size;
 
 	pc = this_cpu_ptr(s->pcpu);
-	/* Comparing struct pid, not numbers: a reused PID never matches. */
-	if (task_tgid(task) != s->tgid) {
+	/* By struct pid, not number: a reused PID is not the target. */
+	p = vmstack_proc_find(s, task_tgid(task));
+	if (!p) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_OTHER, 1);
 		return;
 	}
@@ -173,7 +176,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		goto unbusy;
 	}
 
-	flags = vmstack_capture(s, pc, regs, &nr_kernel, &nr_user);
+	flags = vmstack_capture(s, p, pc, regs, &nr_kernel, &nr_user);
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))
 		vmstack_count(&pc->stats, VMSTACK_CS_A_TRUNCATED, 1);
 	if (flags & VMSTACK_SF_USER_FAULT)

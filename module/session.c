@@ -125,7 +125,7 @@ static int vmstack_task_event_make(struct vmstack_session *s,
 	struct perf_event *ev;
 	int threads;
 
-	task = get_pid_task(s->tgid, PIDTYPE_PID);
+	task = get_pid_task(s->first->tgid, PIDTYPE_PID);
 	if (!task) {
 		NL_SET_ERR_MSG(extack, "no such process");
 		return -ESRCH;
@@ -232,13 +232,15 @@ void vmstack_session_resume(struct vmstack_session *s)
 	mutex_unlock(&s->lock);
 }
 
-int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
-		   struct netlink_ext_ack *extack)
+/* Caller holds s->lock. */
+int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
+		   const void *desc, size_t len, struct netlink_ext_ack *extack)
 {
 	struct vmstack_vm_desc d = { 0 };
 	const char *why;
 	int err = 0;
 
+	lockdep_assert_held(&s->lock);
 	/*
 	 * The policy holds @len to VMSTACK_VM_DESC_MIN_SIZE..MAX_SIZE. A
 	 * shorter descriptor (an older tool) leaves our newer fields 0; a
@@ -261,16 +263,14 @@ int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
 	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_2 ||
 		     sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
 		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
-	mutex_lock(&s->lock);
-	if (s->nr_vms == VMSTACK_VM_MAX) {
-		NL_SET_ERR_MSG(extack, "too many VM descriptors in this session");
+	if (p->nr_vms == VMSTACK_VM_MAX) {
+		NL_SET_ERR_MSG(extack, "too many VM descriptors for this process");
 		err = -ENOSPC;
 	} else {
-		s->vms[s->nr_vms] = d;
+		p->vms[p->nr_vms] = d;
 		/* The handler reads nr_vms first: the descriptor must be in place. */
-		smp_store_release(&s->nr_vms, s->nr_vms + 1);
+		smp_store_release(&p->nr_vms, p->nr_vms + 1);
 	}
-	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -357,7 +357,7 @@ static void vmstack_session_free(struct vmstack_session *s)
 	vmstack_session_stop(s);
 	/* Belt and braces: a handler can outlive nothing it uses. */
 	synchronize_rcu();
-	vmstack_uw_free(s);
+	vmstack_targets_free(s);
 	vmstack_rings_free(s);
 	if (s->user) {
 		atomic_long_sub(s->locked_pages, &s->user->locked_vm);
@@ -365,7 +365,6 @@ static void vmstack_session_free(struct vmstack_session *s)
 	}
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
-	put_pid(s->tgid);
 	kfree(s);
 }
 
@@ -450,9 +449,9 @@ static int vmstack_may_profile(struct sk_buff *skb, struct task_struct *task,
 }
 
 /* The target's thread group, if the caller may profile it. */
-static struct pid *vmstack_find_target(struct sk_buff *skb, u32 nr,
-				       struct netlink_ext_ack *extack, int *err,
-				       bool *watch_dumpable)
+struct pid *vmstack_find_target(struct sk_buff *skb, u32 nr,
+				struct netlink_ext_ack *extack, int *err,
+				bool *watch_dumpable)
 {
 	bool privileged, dumpable;
 	struct task_struct *task;
@@ -559,12 +558,14 @@ int vmstack_session_start(struct sk_buff *skb,
 		return -ENOMEM;
 	INIT_LIST_HEAD(&s->node);
 	mutex_init(&s->lock);
+	hash_init(s->procs);
 	s->cfg = *cfg;
 	s->sampling = !cfg->paused;
 	s->owner = current_uid();
 	s->owner_files = current->files;
-	s->tgid = vmstack_find_target(skb, cfg->pid, extack, &err, &s->watch_dumpable);
-	if (!s->tgid)
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	err = vmstack_target_add(s, skb, cfg->pid, extack);
+	if (err)
 		goto err_free;
 	err = vmstack_max_sample_rate(&max_rate);
 	if (err) {
@@ -573,7 +574,6 @@ int vmstack_session_start(struct sk_buff *skb,
 	}
 	/* Held to the limit every perf user is held to; the reply says. */
 	s->cfg.freq = min(s->cfg.freq, max_rate);
-	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	vmstack_rings_size(s);
 	err = vmstack_charge(s, extack);
 	if (err)

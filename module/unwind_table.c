@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user unwind rules of a session: one sorted table of rows per mapping
- * of the target, uploaded by the recorder (derived from .eh_frame) and
- * looked up by the sample handler (uw_rows.c).
+ * The user unwind rules of a session's processes: for each, one sorted
+ * table of rows per mapping, uploaded by the recorder (derived from
+ * .eh_frame) and looked up by the sample handler (uw_rows.c).
  *
  * Writers (netlink, under s->lock) build a new set of mappings and
  * publish it with RCU; the handler only reads. A table leaves the set when
- * a new table overlaps it or the target no longer maps its range (a
+ * a new table overlaps it or the process no longer maps its range (a
  * dlclose); it is freed after a grace period, when no handler can still
- * hold it, and its bytes count no more. Bytes and mappings are capped.
+ * hold it, and its bytes count no more. Bytes and mappings are capped
+ * per session, over all its processes.
  */
 #include <linux/mm.h>
 #include <linux/netlink.h>
@@ -31,17 +32,19 @@ static bool vmstack_uw_mapped(struct mm_struct *mm, const struct vmstack_uw_tabl
 }
 
 /*
- * Publish @t: a new set without the tables @t overlaps or whose mappings
- * are gone (@mm, if the target still has one), then free those.
+ * Publish @t in @p's rules: a new set without the tables @t overlaps or
+ * whose mappings are gone (@mm, if the process still has one), then free
+ * those.
  */
-static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_uw_table *t,
-			      struct mm_struct *mm, struct netlink_ext_ack *extack)
+static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_proc *p,
+			      struct vmstack_uw_table *t, struct mm_struct *mm,
+			      struct netlink_ext_ack *extack)
 {
 	struct vmstack_uw_set *old, *new;
 	bool placed = false;
 	u32 i, n = 0, nr;
 
-	old = rcu_dereference_protected(s->uw_set, lockdep_is_held(&s->lock));
+	old = rcu_dereference_protected(p->uw_set, lockdep_is_held(&s->lock));
 	nr = old ? old->nr : 0;
 	if (mm)
 		mmap_read_lock(mm);
@@ -54,7 +57,7 @@ static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_uw_table
 	}
 	if (mm)
 		mmap_read_unlock(mm);
-	if (n + 1 > VMSTACK_UW_MAX_MAPS) {
+	if (s->uw_maps - nr + n + 1 > VMSTACK_UW_MAX_MAPS) {
 		NL_SET_ERR_MSG(extack, "unwind tables for too many mappings (VMSTACK_UW_MAX_MAPS)");
 		return -ENOSPC;
 	}
@@ -75,8 +78,10 @@ static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_uw_table
 	if (!placed)
 		new->maps[n++] = t;
 	new->nr = n;
+	/* Session-wide: a CPU's cache never confuses two processes' sets. */
 	new->gen = ++s->uw_gen;
-	rcu_assign_pointer(s->uw_set, new);
+	rcu_assign_pointer(p->uw_set, new);
+	s->uw_maps = s->uw_maps - nr + n;
 	/*
 	 * Only now: a handler that still sees the old set may use its
 	 * tables until a grace period has passed. kvfree_rcu(), not
@@ -96,10 +101,10 @@ static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_uw_table
 	return 0;
 }
 
-/* The target's memory map, if it still has one (for the check above). */
-static struct mm_struct *vmstack_target_mm(struct vmstack_session *s)
+/* The process's memory map, if it still has one (for the check above). */
+static struct mm_struct *vmstack_proc_mm(struct vmstack_proc *p)
 {
-	struct task_struct *task = get_pid_task(s->tgid, PIDTYPE_TGID);
+	struct task_struct *task = get_pid_task(p->tgid, PIDTYPE_TGID);
 	struct mm_struct *mm = NULL;
 
 	if (task) {
@@ -109,10 +114,10 @@ static struct mm_struct *vmstack_target_mm(struct vmstack_session *s)
 	return mm;
 }
 
-int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
-		   struct netlink_ext_ack *extack)
+int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
+		   const struct vmstack_uw_chunk *c, struct netlink_ext_ack *extack)
 {
-	struct vmstack_uw_table *t = s->uw_pending;
+	struct vmstack_uw_table *t = p->uw_pending;
 	struct mm_struct *mm;
 	const char *why;
 	size_t bytes;
@@ -133,34 +138,34 @@ int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 		}
 		kvfree(t);
 		t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
-		s->uw_pending = t;
+		p->uw_pending = t;
 		if (!t)
 			return -ENOMEM;
 		t->start = c->start;
 		t->end = c->end;
 		t->nrows = c->total;
-		s->uw_pending_next = 0;
+		p->uw_pending_next = 0;
 	}
-	if (!t || c->first != s->uw_pending_next || c->start != t->start ||
+	if (!t || c->first != p->uw_pending_next || c->start != t->start ||
 	    c->end != t->end || c->total != t->nrows ||
 	    c->nrows > t->nrows - c->first) {
 		NL_SET_ERR_MSG(extack, "unwind table chunk out of order");
 		return -EINVAL;
 	}
 	memcpy(&t->rows[c->first], c->rows, c->nrows * sizeof(*c->rows));
-	s->uw_pending_next += c->nrows;
-	if (s->uw_pending_next < t->nrows)
+	p->uw_pending_next += c->nrows;
+	if (p->uw_pending_next < t->nrows)
 		return 0;
 
-	s->uw_pending = NULL;
+	p->uw_pending = NULL;
 	why = vmstack_uw_rows_check(t);
 	if (why) {
 		vmstack_set_err(extack, why);
 		kvfree(t);
 		return -EINVAL;
 	}
-	mm = vmstack_target_mm(s);
-	err = vmstack_uw_publish(s, t, mm, extack);
+	mm = vmstack_proc_mm(p);
+	err = vmstack_uw_publish(s, p, t, mm, extack);
 	if (mm)
 		mmput(mm);
 	if (err)
@@ -168,14 +173,27 @@ int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
 	return err;
 }
 
-void vmstack_uw_free(struct vmstack_session *s)
+void vmstack_uw_free(struct vmstack_session *s, struct vmstack_proc *p, bool now)
 {
-	struct vmstack_uw_set *set = rcu_dereference_protected(s->uw_set, true);
+	struct vmstack_uw_set *set = rcu_dereference_protected(p->uw_set, true);
 	u32 i;
 
-	/* Sampling has stopped and a grace period has passed (session.c). */
-	for (i = 0; set && i < set->nr; i++)
-		kvfree(set->maps[i]);
-	kvfree(set);
-	kvfree(s->uw_pending);
+	for (i = 0; set && i < set->nr; i++) {
+		s->uw_bytes -= vmstack_uw_bytes(set->maps[i]);
+		if (now)
+			kvfree(set->maps[i]);
+		else
+			kvfree_rcu(set->maps[i], rcu);
+	}
+	if (set) {
+		s->uw_maps -= set->nr;
+		if (now)
+			kvfree(set);
+		else
+			kvfree_rcu(set, rcu);
+	}
+	RCU_INIT_POINTER(p->uw_set, NULL);
+	/* Never published: no handler saw it. */
+	kvfree(p->uw_pending);
+	p->uw_pending = NULL;
 }

@@ -5,6 +5,7 @@
 
 #include <linux/types.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
@@ -71,6 +72,33 @@ struct vmstack_session_cfg {
 	bool task_events;
 };
 
+/*
+ * One process of a session's target set (target.c): the handler finds it
+ * by its struct pid and walks with its rules and VMs. Found and read
+ * under RCU by the handler; added, changed and removed under s->lock.
+ */
+struct vmstack_proc {
+	struct hlist_node node;		/* in s->procs, by tgid */
+	struct rcu_head rcu;
+	struct pid *tgid;		/* the process, not its number */
+	u32 nr;				/* its number in the session's namespace */
+	/*
+	 * The handler reads no user memory of the target while it is not
+	 * dumpable: always for a caller that needed the target's consent
+	 * (same user), else once it stops being dumpable (a setuid exec).
+	 */
+	bool watch_dumpable;
+	/* User unwind rules (unwind_table.c). */
+	struct vmstack_uw_set __rcu *uw_set;
+	struct vmstack_uw_table *uw_pending;	/* being uploaded */
+	u32 uw_pending_next;
+	/* VM descriptors: only added; nr_vms is published last. */
+	struct vmstack_vm_desc vms[VMSTACK_VM_MAX];
+	u32 nr_vms;
+};
+
+#define VMSTACK_PROC_HASH_BITS	8
+
 /* One chunk of an unwind table, as VMSTACK_CMD_UNWIND_ADD carries it. */
 struct vmstack_uw_chunk {
 	u64 start, end;
@@ -83,15 +111,8 @@ struct vmstack_session {
 	struct hlist_node cpuhp;	/* an instance of the hotplug state */
 	u32 id;
 	struct vmstack_session_cfg cfg;
-	struct pid *tgid;		/* the target process, not its number */
 	struct pid_namespace *pid_ns;	/* for the numbers in records */
 	kuid_t owner;			/* for the per-user session limit */
-	/*
-	 * The handler reads no user memory of the target while it is not
-	 * dumpable: always for a caller that needed the target's consent
-	 * (same user), else once it stops being dumpable (a setuid exec).
-	 */
-	bool watch_dumpable;
 	fl_owner_t owner_files;		/* the starter's file table (flush) */
 	struct user_struct *user;	/* charged for the rings' locked memory */
 	unsigned long locked_pages;
@@ -105,7 +126,7 @@ struct vmstack_session {
 	unsigned int nr_rings;
 	/*
 	 * lock: the events (netlink and CPU hotplug change them), and every
-	 * writer of the rules and descriptors below.
+	 * writer of the target set, its rules and descriptors.
 	 */
 	struct mutex lock;
 	struct perf_event **events;	/* by CPU; NULL where none */
@@ -113,15 +134,14 @@ struct vmstack_session {
 	bool sampling;			/* resumed, not stopped */
 	bool stopped;			/* for good: no event will be made */
 	bool hotplug;			/* an instance of the hotplug state */
-	/* User unwind rules (unwind_table.c). */
-	struct vmstack_uw_set __rcu *uw_set;
-	struct vmstack_uw_table *uw_pending;	/* being uploaded */
+	/* The target set (target.c): the first process is the default one. */
+	DECLARE_HASHTABLE(procs, VMSTACK_PROC_HASH_BITS);
+	struct vmstack_proc *first;
+	u32 nr_procs;
+	/* Unwind rules of all the set's processes (unwind_table.c). */
 	u64 uw_gen;				/* of the last set published */
-	u32 uw_pending_next;
 	u64 uw_bytes;
-	/* VM descriptors: only added; nr_vms is published last. */
-	struct vmstack_vm_desc vms[VMSTACK_VM_MAX];
-	u32 nr_vms;
+	u32 uw_maps;
 };
 
 /*
@@ -151,8 +171,34 @@ struct vmstack_session *vmstack_session_get(u32 fd, struct file **filep,
 void vmstack_session_stop(struct vmstack_session *s);
 void vmstack_session_resume(struct vmstack_session *s);
 u32 vmstack_nr_sessions(void);
-int vmstack_vm_add(struct vmstack_session *s, const void *desc, size_t len,
-		   struct netlink_ext_ack *extack);
+int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
+		   const void *desc, size_t len, struct netlink_ext_ack *extack);
+/* The caller's right to profile process @nr; its thread group, or NULL. */
+struct pid *vmstack_find_target(struct sk_buff *skb, u32 nr,
+				struct netlink_ext_ack *extack, int *err,
+				bool *watch_dumpable);
+
+/* target.c (writers hold s->lock; the handler uses vmstack_proc_find) */
+int vmstack_target_add(struct vmstack_session *s, struct sk_buff *skb, u32 nr,
+		       struct netlink_ext_ack *extack);
+int vmstack_target_del(struct vmstack_session *s, u32 nr,
+		       struct netlink_ext_ack *extack);
+/* The process numbered @nr (0: the first), or NULL and why in @extack. */
+struct vmstack_proc *vmstack_target_get(struct vmstack_session *s, u32 nr,
+					struct netlink_ext_ack *extack);
+void vmstack_targets_free(struct vmstack_session *s);
+
+/* The set's process @tgid, or NULL: in the handler, under RCU. */
+static inline struct vmstack_proc *vmstack_proc_find(struct vmstack_session *s,
+						     struct pid *tgid)
+{
+	struct vmstack_proc *p;
+
+	hash_for_each_possible_rcu_notrace(s->procs, p, node, (unsigned long)tgid)
+		if (p->tgid == tgid)
+			return p;
+	return NULL;
+}
 
 /* sample.c */
 struct perf_sample_data;
@@ -164,9 +210,10 @@ unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 				   unsigned int max, u16 *flags);
 
 /* unwind_table.c (callers hold s->lock) */
-int vmstack_uw_add(struct vmstack_session *s, const struct vmstack_uw_chunk *c,
-		   struct netlink_ext_ack *extack);
-void vmstack_uw_free(struct vmstack_session *s);
+int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
+		   const struct vmstack_uw_chunk *c, struct netlink_ext_ack *extack);
+/* Free @p's rules now (@now: no handler can hold them) or after RCU. */
+void vmstack_uw_free(struct vmstack_session *s, struct vmstack_proc *p, bool now);
 
 /* ring.c */
 void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,

@@ -11,6 +11,7 @@
  *   vmstack-probe forkcheck PID
  *   vmstack-probe hotplug PID CPU
  *   vmstack-probe hostile PID SECONDS
+ *   vmstack-probe targets PID OTHER SECONDS
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  * "sessions" opens N sessions at once and exits 0 only if all opened.
@@ -24,6 +25,10 @@
  * as a target can make it (every native frame a VM frame whose chain of
  * hidden frames runs to max_frames) and prints the handler's time beside
  * a plain session's on the same target.
+ * "targets" samples PID while OTHER (busy) joins the session, gets rules
+ * and a VM, and leaves it again, round after round: the handler meets a
+ * process being added and freed. Every step must be answered as the ABI
+ * says and OTHER must have been sampled.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -509,7 +514,7 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 		}
 		for (k = 0; k < 6; k++) {
 			random_desc(&d.desc);
-			if (vmstack_nl_vm_add(nl, s.fd, &d, random_len(&d),
+			if (vmstack_nl_vm_add(nl, s.fd, 0, &d, random_len(&d),
 					      msg, sizeof(msg)))
 				refused++;
 			else
@@ -577,14 +582,18 @@ static int intrude(double secs)
 	if (vmstack_nl_connect(&nl, msg, sizeof(msg)))
 		return 2;
 	for (t0 = now(); now() - t0 < secs;) {
-		for (fd = 0; fd < 1024; fd++, tries += 6) {
+		for (fd = 0; fd < 1024; fd++, tries += 8) {
 			taken += !vmstack_nl_session_stop(nl, fd, msg, sizeof(msg));
 			taken += !vmstack_nl_session_resume(nl, fd, msg, sizeof(msg));
 			taken += !vmstack_nl_session_stats(nl, fd, c, NULL, msg, sizeof(msg));
 			taken += !vmstack_nl_cpu_stats(nl, fd, c, 64, &n, msg, sizeof(msg));
-			taken += !vmstack_nl_unwind_add(nl, fd, 0x400000, 0x401000, &row, 1,
+			taken += !vmstack_nl_unwind_add(nl, fd, 0, 0x400000, 0x401000, &row, 1,
 							&bytes, msg, sizeof(msg));
-			taken += !vmstack_nl_vm_add(nl, fd, &d, sizeof(d), msg, sizeof(msg));
+			taken += !vmstack_nl_vm_add(nl, fd, 0, &d, sizeof(d), msg, sizeof(msg));
+			taken += !vmstack_nl_target_add(nl, fd, (uint32_t)getpid(), msg,
+							sizeof(msg));
+			taken += !vmstack_nl_target_del(nl, fd, (uint32_t)getpid(), msg,
+							sizeof(msg));
 		}
 	}
 	printf("intrude: %lu requests naming descriptors 0..1023, %lu taken; last refusal: %s\n",
@@ -776,7 +785,7 @@ static int measure(struct vmstack_nl *nl, int pid, unsigned int depth,
 
 	if (open_mapped(nl, &req, &s, &area, &size, v))
 		return -1;
-	if (d && vmstack_nl_vm_add(nl, s.fd, d, sizeof(*d), msg, sizeof(msg))) {
+	if (d && vmstack_nl_vm_add(nl, s.fd, 0, d, sizeof(*d), msg, sizeof(msg))) {
 		fprintf(stderr, "probe: hostile descriptor refused: %s\n", msg);
 		return -1;
 	}
@@ -836,6 +845,72 @@ static int hostile(int pid, double secs)
 	return !VMSTACK_CNT(&bad, BUDGET);
 }
 
+struct pid_count {
+	uint32_t pid;
+	unsigned long n;
+};
+
+static void count_pid(const struct vmstack_rec_sample *rec, void *arg)
+{
+	struct pid_count *c = arg;
+
+	c->n += rec->pid == c->pid;
+}
+
+static int targets(int pid, int other, double secs)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 999,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = 64, .ring_pages = 16 };
+	struct vmstack_vm_desc d = { .code_start = 0x1000, .code_end = 0x2000,
+				     .top_reg = VMSTACK_VM_REG_RBP, .max_frames = 1 };
+	struct vmstack_uw_row row = { .cfa = VMSTACK_UW_CFA_RSP, .cfa_off = 16 };
+	struct pid_count seen = { .pid = (uint32_t)other };
+	unsigned long rounds = 0, bad = 0;
+	struct vmstack_ring_view v[64];
+	struct vmstack_started s;
+	struct vmstack_nl *nl;
+	uint64_t bytes;
+	char msg[256];
+	size_t size;
+	void *area;
+	unsigned i;
+	double t0;
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    open_mapped(nl, &req, &s, &area, &size, v) ||
+	    vmstack_nl_session_resume(nl, s.fd, msg, sizeof(msg)))
+		return 2;
+	for (t0 = now(); now() - t0 < secs; rounds++) {
+		bad += vmstack_nl_target_add(nl, s.fd, (uint32_t)other, msg, sizeof(msg)) != 0;
+		bad += vmstack_nl_target_add(nl, s.fd, (uint32_t)other, msg, sizeof(msg)) != -EEXIST;
+		bad += vmstack_nl_unwind_add(nl, s.fd, (uint32_t)other, 0x400000, 0x401000, &row,
+					     1, &bytes, msg, sizeof(msg)) != 0;
+		bad += vmstack_nl_vm_add(nl, s.fd, (uint32_t)other, &d, sizeof(d), msg,
+					 sizeof(msg)) != 0;
+		/* A while as a target, so the handler samples it. */
+		usleep(rounds % 2 ? 20000 : 1000);
+		bad += vmstack_nl_target_del(nl, s.fd, (uint32_t)other, msg, sizeof(msg)) != 0;
+		bad += vmstack_nl_target_del(nl, s.fd, (uint32_t)other, msg, sizeof(msg)) != -ENOENT;
+		/* Gone: its rules and VMs are refused now. */
+		bad += vmstack_nl_vm_add(nl, s.fd, (uint32_t)other, &d, sizeof(d), msg,
+					 sizeof(msg)) != -ENOENT;
+		for (i = 0; i < s.nr_cpus; i++)
+			vmstack_ring_drain(&v[i], count_pid, &seen);
+		if (bad && bad < 4)
+			fprintf(stderr, "targets: round %lu: %s\n", rounds, msg);
+	}
+	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
+	for (i = 0; i < s.nr_cpus; i++)
+		vmstack_ring_drain(&v[i], count_pid, &seen);
+	printf("targets: %lu rounds of add/rules/VM/del, %lu unexpected answers, %lu samples of %d\n",
+	       rounds, bad, seen.n, other);
+	munmap(area, size);
+	close(s.fd);
+	vmstack_nl_close(nl);
+	return bad || !seen.n;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "hold"))
@@ -856,6 +931,8 @@ int main(int argc, char **argv)
 		return forkcheck(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "hotplug"))
 		return hotplug(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "targets"))
+		return targets(atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "hostile"))
 		return hostile(atoi(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of vmstack-probe.c\n");

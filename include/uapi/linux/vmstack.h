@@ -46,6 +46,9 @@
  *        running: what one event per CPU costs where the target is not),
  *        UW_LOOKUPS and UW_HITS (unwind rule lookups, and how many a
  *        per-CPU cache answered).
+ *   3.4  A session's target is a set of processes: TARGET_ADD and
+ *        TARGET_DEL; UNWIND_ADD and VM_ADD take PID (which process's; the
+ *        first target when left out); rule limits are over the whole set.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -55,7 +58,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	3
+#define VMSTACK_ABI_MINOR	4
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -65,6 +68,7 @@
 #define VMSTACK_MAX_RING_PAGES	4096
 #define VMSTACK_MAX_SESSIONS	256	/* open at once, all users */
 #define VMSTACK_MAX_USER_SESSIONS 64	/* open at once, per user */
+#define VMSTACK_MAX_TARGETS	4096	/* processes in one session's set */
 /*
  * Work per sample, whatever the target's memory or descriptors say: user
  * memory reads across the native and VM walks (a walk that runs out is
@@ -142,21 +146,36 @@
  *   request: SESSION_FD
  *   Stops sampling; the rings stay readable.
  *
+ * VMSTACK_CMD_TARGET_ADD (3.4): not in a TASK_EVENTS session
+ *   request: SESSION_FD, PID (required; in the caller's PID namespace)
+ *   Adds the process to the session's targets, with the same right to
+ *   read it that SESSION_START's target needs. It has its own unwind
+ *   rules and VMs (UNWIND_ADD, VM_ADD with its PID). A target that exited
+ *   keeps its place until TARGET_DEL; a new process of the same number
+ *   takes it over (EEXIST for the same process). At most
+ *   VMSTACK_MAX_TARGETS (ENOSPC).
+ *
+ * VMSTACK_CMD_TARGET_DEL (3.4)
+ *   request: SESSION_FD, PID (the number it was added with)
+ *   Forgets a target, its rules and VMs (ENOENT if it is not one).
+ *
  * VMSTACK_CMD_VM_ADD
- *   request: SESSION_FD, VM_DESC (struct vmstack_vm_desc, from
+ *   request: SESSION_FD, PID (3.4: which target's; the first when left
+ *            out), VM_DESC (struct vmstack_vm_desc, from
  *            VMSTACK_VM_DESC_MIN_SIZE to VMSTACK_VM_DESC_MAX_SIZE bytes:
  *            fields past its end are 0, bytes past the module's struct
  *            must be 0)
  *   Describes a VM in the target whose frames are merged into its stacks.
  *   Every offset and bound is validated; at most VMSTACK_VM_MAX per
- *   session. The n-th descriptor accepted (from 0) is VM n in VM words.
+ *   target. The n-th descriptor accepted (from 0) is VM n in VM words.
  *
  * VMSTACK_CMD_SESSION_RESUME
  *   request: SESSION_FD
  *   Starts sampling in a session started with PAUSED.
  *
  * VMSTACK_CMD_UNWIND_ADD
- *   request: SESSION_FD, UW_START, UW_END, UW_TOTAL, UW_FIRST, UW_ROWS
+ *   request: SESSION_FD, PID (3.4: which target's; the first when left
+ *            out), UW_START, UW_END, UW_TOTAL, UW_FIRST, UW_ROWS
  *   Unwind rules for the user mapping [UW_START, UW_END) of the target,
  *   replacing the rules of any mapping it overlaps. The table has UW_TOTAL
  *   rows (struct vmstack_uw_row, sorted by start) and comes in chunks, in
@@ -177,6 +196,8 @@ enum vmstack_cmd {
 	VMSTACK_CMD_UNWIND_ADD,
 	VMSTACK_CMD_SESSION_RESUME,
 	VMSTACK_CMD_VM_ADD,
+	VMSTACK_CMD_TARGET_ADD,		/* 3.4 */
+	VMSTACK_CMD_TARGET_DEL,		/* 3.4 */
 	__VMSTACK_CMD_MAX,
 };
 #define VMSTACK_CMD_MAX (__VMSTACK_CMD_MAX - 1)
