@@ -44,7 +44,7 @@ CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/ab
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c)
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 # The recorder's own parts.
-RECORD_OBJS := $(B)/record.o $(B)/command.o $(B)/cli.o
+RECORD_OBJS := $(B)/record.o $(B)/target.o $(B)/command.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.

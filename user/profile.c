@@ -30,6 +30,9 @@ void vmstack_profile_free(struct vmstack_profile *p)
 		free(p->maps[i].build_id);
 	}
 	free(p->maps);
+	for (i = 0; i < p->nprocs; i++)
+		free(p->procs[i].comm);
+	free(p->procs);
 	for (i = 0; i < p->nslots; i++)
 		free(p->slots[i]);
 	free(p->frames);
@@ -103,7 +106,7 @@ static size_t stack_slot(const struct vmstack_profile *p, const uint32_t *ids,
 }
 
 void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
-			 uint32_t n, uint32_t tid, uint64_t count)
+			 uint32_t n, uint32_t pid, uint32_t tid, uint64_t count)
 {
 	struct vmstack_pstack *s;
 	size_t i, j;
@@ -128,6 +131,7 @@ void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 	}
 	s = xmalloc(sizeof(*s) + n * sizeof(*ids));
 	s->count = count;
+	s->pid = pid;
 	s->tid = tid;
 	s->n = n;
 	memcpy(s->frames, ids, n * sizeof(*ids));
@@ -169,6 +173,25 @@ static uint32_t named_frame(struct vmstack_profile *p, struct vmstack_symbolizer
 	return id;
 }
 
+const char *vmstack_profile_comm(const struct vmstack_profile *p, uint32_t pid)
+{
+	size_t i;
+
+	for (i = p->nprocs; i > 0; i--)
+		if (p->procs[i - 1].pid == pid)
+			return p->procs[i - 1].comm;
+	return NULL;
+}
+
+/* Process @pid is named @comm (the first name given stays). */
+static void profile_proc(struct vmstack_profile *p, uint32_t pid, const char *comm)
+{
+	if (!pid || vmstack_profile_comm(p, pid))
+		return;
+	p->procs = xrealloc(p->procs, (p->nprocs + 1) * sizeof(*p->procs));
+	p->procs[p->nprocs++] = (struct vmstack_pproc){ .pid = pid, .comm = xstrdup(comm) };
+}
+
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,
 			  struct vmstack_symbolizer *sym,
@@ -189,12 +212,13 @@ void vmstack_profile_name(struct vmstack_profile *p,
 		uint32_t n = 0, nl = 0, nk = 0, k;
 		size_t nn;
 
-		if (!s)
+		if (!s || (o->pid && s->pid != o->pid))
 			continue;
-		if (o->per_thread)
-			snprintf(name, sizeof(name), "%s/%u", o->comm, s->tid);
-		else
-			snprintf(name, sizeof(name), "%s", o->comm);
+		k = (uint32_t)snprintf(name, sizeof(name), "%s", o->comm);
+		if (o->root_pid && k < sizeof(name))
+			k += (uint32_t)snprintf(name + k, sizeof(name) - k, " (%u)", s->pid);
+		if (o->per_thread && k < sizeof(name))
+			snprintf(name + k, sizeof(name) - k, "/%u", s->tid);
 		ids[n++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
 		vmstack_frames_start(&it, s->ips, s->nr_kernel, s->nr_user, s->flags);
 		while (vmstack_frames_next(&it, &f)) {
@@ -214,7 +238,8 @@ void vmstack_profile_name(struct vmstack_profile *p,
 			ids[n++] = leaf[k - 1];
 		for (k = nk; k > 0; k--)
 			ids[n++] = leaf[k - 1];
-		vmstack_profile_add(p, ids, n, s->tid, s->count);
+		vmstack_profile_add(p, ids, n, s->pid, s->tid, s->count);
+		profile_proc(p, s->pid, o->comm);
 	}
 	if (o->per_thread)
 		p->threads = o->threads;

@@ -37,9 +37,16 @@ struct vmstack_pframe {
 
 struct vmstack_pstack {
 	uint64_t count;
+	uint32_t pid;		/* its process; 0: unknown (a folded file) */
 	uint32_t tid;		/* with stacks per thread; else 0 */
 	uint32_t n;
 	uint32_t frames[];	/* ids, root first */
+};
+
+/* A process whose stacks the profile holds, for formats that label them. */
+struct vmstack_pproc {
+	uint32_t pid;
+	char *comm;
 };
 
 struct vmstack_profile {
@@ -50,6 +57,8 @@ struct vmstack_profile {
 	size_t nslots, nstacks;
 	struct vmstack_pmap *maps;
 	size_t nmaps;
+	struct vmstack_pproc *procs;
+	size_t nprocs;
 	/* Thread names for stacks kept per thread; NULL: none. */
 	const struct vmstack_threads *threads;
 	uint64_t samples;
@@ -66,21 +75,26 @@ uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
 			       enum vmstack_frame_kind kind);
 /*
  * Count @count samples for the stack of frame ids @ids (root first) of
- * thread @tid (0: of no thread in particular).
+ * process @pid (0: unknown), thread @tid (0: of no thread in particular).
+ * Stacks of two processes are told apart by their root frames.
  */
 void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
-			 uint32_t n, uint32_t tid, uint64_t count);
+			 uint32_t n, uint32_t pid, uint32_t tid, uint64_t count);
+/* Process @pid's name, or NULL if the profile does not know it. */
+const char *vmstack_profile_comm(const struct vmstack_profile *p, uint32_t pid);
 
 /* How stacks are named. */
 struct vmstack_name_opts {
 	const char *comm;	/* the process's name: the root frame */
+	uint32_t pid;		/* only this process's stacks; 0: all */
+	int root_pid;		/* root frame "COMM (PID)": stacks of several processes */
 	int per_thread;		/* root COMM/TID, stacks by thread */
 	const struct vmstack_threads *threads;	/* thread names, or NULL */
 	int lines;		/* native frames with source lines and inlined calls */
 };
 
 /*
- * Name every stack of @st with @sym: the root frame, user frames
+ * Name every stack of @st (of process @o->pid) with @sym: the root frame, user frames
  * outermost first, then kernel frames. With @o->lines a native frame
  * becomes its function and the functions inlined there
  * (vmstack_symbolize_user_lines).

@@ -30,6 +30,7 @@
 #include "ring_reader.h"
 #include "stacks.h"
 #include "symbols.h"
+#include "target.h"
 #include "util.h"
 #include "vm/attach.h"
 #include "vm/runtime.h"
@@ -47,7 +48,7 @@ enum {
 };
 
 static const struct cli_option options[] = {
-	{ "pid", 'p', "PID", "profile this running process (a thread ID selects\nits process)" },
+	{ "pid", 'p', "PID[,PID...]", "profile these running processes (a thread ID\nselects its process)" },
 	{ "freq", 'F', "HZ", "samples per second per CPU (default "
 	  XSTR(VMSTACK_DEFAULT_FREQ) ", max " XSTR(VMSTACK_MAX_FREQ) ")" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (default: until the target\nexits or Ctrl-C)" },
@@ -107,8 +108,12 @@ static const struct cli record_cli = {
 
 enum vm_mode { VM_NONE, VM_AUTO, VM_RUNTIME, VM_FILE };
 
+/* Processes one recording may name with -p (the module takes more). */
+#define MAX_PIDS 64
+
 struct options {
-	int pid;
+	int pids[MAX_PIDS];	/* -p, or the command's */
+	size_t npids;
 	char **cmd;
 	unsigned int freq, event, max_depth, ring_pages;
 	double duration;
@@ -139,10 +144,17 @@ static int set_option(void *arg, int key, const char *val)
 
 	switch (key) {
 	case 'p':
-		if (cli_uint(val, 1, INT_MAX, &v))
-			return bad("bad PID '%s'", val);
-		o->pid = (int)v;
-		return 0;
+		for (;;) {
+			v = (unsigned int)strtoul(val, &end, 10);
+			if (end == val || (*end && *end != ',') || !v || v > INT_MAX)
+				return bad("bad PID list '%s'", val);
+			if (o->npids == MAX_PIDS)
+				return bad("-p takes at most " XSTR(MAX_PIDS) " processes ('%s')", val);
+			o->pids[o->npids++] = (int)v;
+			if (!*end)
+				return 0;
+			val = end + 1;
+		}
 	case 'F':
 		return cli_uint(val, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ, &o->freq) ?
 		       bad("-F takes 1.." XSTR(VMSTACK_MAX_FREQ) " Hz, not '%s'", val) : 0;
@@ -241,11 +253,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	if (first < argc)
 		o->cmd = argv + first;
-	if (!o->pid == !o->cmd) {
+	if (!o->npids == !o->cmd) {
 		fprintf(stderr, TOOL ": give either -p PID or a command to run (see '" TOOL
 			" --help')\n");
 		return -1;
 	}
+	if (o->npids > 1 && o->raw)
+		return bad("%s", "--raw keeps one process: give one -p PID with it");
 	if (!o->format && o->output)
 		o->format = vmstack_output_for_path(o->output);
 	if (!o->format)
@@ -272,20 +286,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void read_comm(int pid, char *comm, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(comm, (int)len, f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
-}
-
 struct recording {
 	const struct options *o;
 	struct vmstack_nl *nl;
@@ -294,14 +294,12 @@ struct recording {
 	size_t area_size;
 	struct vmstack_ring_view *rings;
 	int ring_broken;
-	struct vmstack_symbolizer *sym;
-	struct vmstack_vm_attach vms;
+	struct vmstack_target *targets;	/* the processes sampled */
+	size_t ntargets, nexited;
+	struct vmstack_target *last;	/* of the last sample: most samples repeat it */
 	struct vmstack_stacks stacks;
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	struct vmstack_threads threads;	/* names of the threads sampled */
-	char comm[64];
-	int exited;			/* the target is gone */
-	int maps_stale;			/* a sample ran in a mapping not read yet */
 	uint64_t duration_ns;		/* sampling's wall time */
 	int older_module;		/* said that the module lacks a feature */
 	uint64_t uw_bytes;		/* module memory for unwind rules */
@@ -309,10 +307,18 @@ struct recording {
 	int uw_failed;
 };
 
+/* The module's name for a target: 0 for the first (every module knows it). */
+static uint32_t module_pid(const struct recording *r, const struct vmstack_target *t)
+{
+	return t == r->targets ? 0 : (uint32_t)t->pid;
+}
+
 static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
 {
-	struct recording *r = arg;
-	int err = vmstack_nl_vm_add(r->nl, r->sess.fd, d, sizeof(*d), msg, len);
+	struct vmstack_target *t = arg;
+	struct recording *r = t->owner;
+	int err = vmstack_nl_vm_add(r->nl, r->sess.fd, module_pid(r, t), d, sizeof(*d),
+				    msg, len);
 
 	if (err == 1 && !r->older_module++)
 		fprintf(stderr, TOOL ": the loaded vmstack.ko is of an older ABI minor: %s\n",
@@ -320,8 +326,9 @@ static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t 
 	return err < 0 ? -1 : 0;
 }
 
-/* Give the module the unwind rules of a new executable mapping. */
-static void upload_unwind(struct recording *r, struct vmstack_map *m)
+/* Give the module the unwind rules of a new executable mapping of @t. */
+static void upload_unwind(struct recording *r, struct vmstack_target *t,
+			  struct vmstack_map *m)
 {
 	const struct vmstack_cfi_table *cfi;
 	struct vmstack_uw_row *rows;
@@ -333,8 +340,8 @@ static void upload_unwind(struct recording *r, struct vmstack_map *m)
 	    vmstack_symtab_vaddr(m->symtab, m->offset, &lo))
 		return;
 	n = vmstack_cfi_slice(cfi, lo, lo + (m->end - m->start), &rows);
-	if (n && vmstack_nl_unwind_add(r->nl, r->sess.fd, m->start, m->end,
-				       rows, n, &r->uw_bytes, msg, sizeof(msg))) {
+	if (n && vmstack_nl_unwind_add(r->nl, r->sess.fd, module_pid(r, t), m->start,
+				       m->end, rows, n, &r->uw_bytes, msg, sizeof(msg))) {
 		if (!r->uw_failed++)
 			fprintf(stderr, TOOL ": unwind rules for %s refused: %s\n",
 				m->path, msg);
@@ -348,17 +355,19 @@ static void upload_unwind(struct recording *r, struct vmstack_map *m)
 /* A new executable mapping: its VM, if any, and its unwind rules. */
 static void on_new_map(void *arg, struct vmstack_map *m)
 {
-	struct recording *r = arg;
+	struct vmstack_target *t = arg;
+	struct recording *r = t->owner;
 
-	vmstack_vm_attach_map(&r->vms, m);
+	vmstack_vm_attach_map(&t->vms, m);
 	if (r->o->cfi)
-		upload_unwind(r, m);
+		upload_unwind(r, t, m);
 }
 
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
 	struct recording *r = arg;
 	struct vmstack_frame_iter it;
+	struct vmstack_target *t;
 	struct vmstack_frame f;
 
 	vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
@@ -373,15 +382,21 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	 */
 	if (!vmstack_stacks_add(&r->stacks, rec))
 		return;
+	t = r->last && r->last->pid == (int)rec->pid ? r->last :
+	    vmstack_target_find(r->targets, r->ntargets, (int)rec->pid);
+	/* The module samples only targets; a number it gave is one of them. */
+	if (!t)
+		return;
+	r->last = t;
 	/* __u64 and uint64_t: the same 64 bits, two spellings. */
 	vmstack_frames_start(&it, (const uint64_t *)rec->ips, rec->nr_kernel, rec->nr_user,
 			     rec->hdr.flags);
 	while (vmstack_frames_next(&it, &f))
 		if (vmstack_frame_is_vm(f.kind))
-			vmstack_symbolizer_note_vm(r->sym, &f);
-		else if (f.kind == VMSTACK_FRAME_NATIVE && !r->maps_stale &&
-			 !vmstack_symbolizer_knows(r->sym, f.value))
-			r->maps_stale = 1;
+			vmstack_symbolizer_note_vm(t->sym, &f);
+		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
+			 !vmstack_symbolizer_knows(t->sym, f.value))
+			t->maps_stale = 1;
 }
 
 static void drain(struct recording *r)
@@ -451,12 +466,24 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 	uint64_t taken = VMSTACK_CNT(c, TAKEN), dropped = VMSTACK_CNT(c, DROPPED);
 	double lost = taken ? 100.0 * dropped / taken : 0.0;
 	double ring_lost = taken ? 100.0 * (dropped - VMSTACK_CNT(c, THROTTLED)) / taken : 0.0;
+	const struct vmstack_target *t;
+	int vms = 0;
 
 	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
 		r->stacks.samples, dropped, lost, r->stacks.n);
-	if (r->vms.n)
-		fprintf(stderr, "; VM frames merged (%s), %" PRIu64 " VM stacks cut by bad VM data",
-			r->vms.label, VMSTACK_CNT(c, VM_ERRORS));
+	for (t = r->targets; t < r->targets + r->ntargets; t++) {
+		if (!t->vms.n)
+			continue;
+		if (r->ntargets == 1)
+			fprintf(stderr, "; VM frames merged (%s)", t->vms.label);
+		else
+			fprintf(stderr, "%s %s (%d): %s", vms ? "," : "; VM frames merged:",
+				t->comm, t->pid, t->vms.label);
+		vms++;
+	}
+	if (vms)
+		fprintf(stderr, "; %" PRIu64 " VM stacks cut by bad VM data",
+			VMSTACK_CNT(c, VM_ERRORS));
 	if (VMSTACK_CNT(c, USER_FAULTS) || VMSTACK_CNT(c, TRUNCATED))
 		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64
 			" by --max-depth", VMSTACK_CNT(c, USER_FAULTS), VMSTACK_CNT(c, TRUNCATED));
@@ -491,12 +518,19 @@ static int write_output(struct recording *r, uint64_t lost)
 {
 	const struct options *o = r->o;
 	struct vmstack_profile p;
+	size_t i;
 	int err = 0;
 
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &r->stacks, r->sym, &(struct vmstack_name_opts){
-		.comm = r->comm, .per_thread = o->per_thread, .threads = &r->threads,
-		.lines = o->lines });
+	/* Each process's stacks with its own names; roots tell them apart. */
+	for (i = 0; i < r->ntargets; i++) {
+		const struct vmstack_target *t = &r->targets[i];
+
+		vmstack_profile_name(&p, &r->stacks, t->sym, &(struct vmstack_name_opts){
+			.comm = t->comm, .pid = (uint32_t)t->pid, .root_pid = r->ntargets > 1,
+			.per_thread = o->per_thread, .threads = &r->threads,
+			.lines = o->lines });
+	}
 	p.lost = lost;
 	p.freq = r->sess.freq;
 	p.duration_ns = r->duration_ns;
@@ -509,16 +543,66 @@ static int write_output(struct recording *r, uint64_t lost)
 	return err;
 }
 
-/* Drain, refresh and report until the target exits, time is up or Ctrl-C. */
-static void record_loop(struct recording *r, int pidfd)
+/*
+ * Wait up to @ms for a target to exit; note those that did. A target
+ * without a pidfd (an old kernel) is looked at with kill(pid, 0).
+ */
+static void wait_targets(struct recording *r, int ms)
+{
+	struct pollfd pfd[MAX_PIDS];
+	nfds_t n = 0;
+	size_t i;
+
+	for (i = 0; i < r->ntargets; i++)
+		if (!r->targets[i].exited && r->targets[i].pidfd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = r->targets[i].pidfd, .events = POLLIN };
+	if (n)
+		poll(pfd, n, ms);
+	else
+		usleep((useconds_t)ms * 1000);
+	for (i = 0; i < r->ntargets; i++) {
+		struct vmstack_target *t = &r->targets[i];
+		char msg[256];
+
+		if (t->exited || !vmstack_target_gone(t))
+			continue;
+		r->nexited++;
+		/* Its rules and VMs are freed now, not at the end (not the first: 3.3). */
+		if (t != r->targets)
+			vmstack_nl_target_del(r->nl, r->sess.fd, (uint32_t)t->pid, msg, sizeof(msg));
+	}
+}
+
+/*
+ * A target's new libraries (dlopen) and changed name (exec): each second,
+ * every 10 ms for half a second after a new mapping (@since_change), while
+ * a dynamic loader maps libraries, and within 50 ms of a sample in code of
+ * a mapping not read yet. Returns 1 if a mapping was new.
+ */
+static int refresh_target(struct recording *r, struct vmstack_target *t, double since_change)
+{
+	double at = now();
+
+	if (t->exited || at - t->refreshed < (since_change < 0.5 ? 0.0 :
+					       t->maps_stale ? 0.05 : 1.0))
+		return 0;
+	t->refreshed = at;
+	t->maps_stale = 0;
+	if (r->o->vm == VM_AUTO)
+		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
+	vmstack_target_read_comm(t);
+	return vmstack_symbolizer_refresh(t->sym) > 0;
+}
+
+/* Drain, refresh and report until the targets exit, time is up or Ctrl-C. */
+static void record_loop(struct recording *r)
 {
 	const struct options *o = r->o;
 	int show = !o->quiet && isatty(STDERR_FILENO), period_ms;
-	double t0, last_refresh, last_status, last_change;
+	double t0, last_status, last_change;
 	struct vmstack_cpu_counts c;
-	char path[64];
+	size_t i;
 
-	snprintf(path, sizeof(path), "/tmp/vmstack-%d.vm", o->pid);
 	/*
 	 * Wake often enough to drain a ring at a quarter full, assuming 100
 	 * bytes a sample, within 10..100 ms: fewer wake-ups at low rates.
@@ -526,36 +610,19 @@ static void record_loop(struct recording *r, int pidfd)
 	period_ms = (int)((double)r->sess.ring_pages * sysconf(_SC_PAGESIZE) /
 			  (r->sess.freq * 100.0) / 4 * 1000);
 	period_ms = period_ms < 10 ? 10 : period_ms > 100 ? 100 : period_ms;
-	t0 = last_refresh = last_status = last_change = now();
-	while (!stop_requested && !r->exited) {
-		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-		/* Every 10 ms while a loader maps libraries (below). */
-		int wait_ms = now() - last_change < 0.5 ? 10 : period_ms;
+	t0 = last_status = last_change = now();
+	while (!stop_requested && r->nexited < r->ntargets) {
+		int changed = 0;
 
-		if (pidfd >= 0 && poll(&pfd, 1, wait_ms) > 0)
-			r->exited = 1;
-		else if (pidfd < 0 && (usleep(wait_ms * 1000), kill(o->pid, 0)) &&
-			 errno == ESRCH)
-			r->exited = 1;
+		/* Every 10 ms while a loader maps libraries (refresh_target). */
+		wait_targets(r, now() - last_change < 0.5 ? 10 : period_ms);
 		drain(r);
 		if (o->duration && now() - t0 >= o->duration)
 			break;
-		/*
-		 * New libraries (dlopen) and a changed name (exec): each second,
-		 * every 10 ms for half a second after a new mapping, while a
-		 * dynamic loader maps libraries, and within 50 ms of a sample
-		 * in code of a mapping not read yet.
-		 */
-		if (now() - last_refresh >= (now() - last_change < 0.5 ? 0.0 :
-					     r->maps_stale ? 0.05 : 1.0) && !r->exited) {
-			last_refresh = now();
-			r->maps_stale = 0;
-			if (vmstack_symbolizer_refresh(r->sym) > 0)
-				last_change = last_refresh;
-			if (o->vm == VM_AUTO)
-				vmstack_vm_attach_text(&r->vms, path, 1);
-			read_comm(o->pid, r->comm, sizeof(r->comm));
-		}
+		for (i = 0; i < r->ntargets; i++)
+			changed |= refresh_target(r, &r->targets[i], now() - last_change);
+		if (changed)
+			last_change = now();
 		if (show && now() - last_status >= 1.0) {
 			last_status = now();
 			sum_counts(r, &c, NULL);
@@ -567,12 +634,33 @@ static void record_loop(struct recording *r, int pidfd)
 		fputc('\n', stderr);
 }
 
-/* A session on the target, its rings mapped. 0, or -1 (said why). */
+/*
+ * The other -p processes join the session: each needs the same right to
+ * be read as the first, and a module of ABI 3.4 or later.
+ */
+static int add_targets(struct recording *r)
+{
+	char msg[256];
+	size_t i;
+	int err;
+
+	for (i = 1; i < r->o->npids; i++) {
+		err = vmstack_nl_target_add(r->nl, r->sess.fd, (uint32_t)r->o->pids[i],
+					    msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, TOOL ": PID %d: %s\n", r->o->pids[i], msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A session on the targets, its rings mapped. 0, or -1 (said why). */
 static int start_session(struct recording *r)
 {
 	const struct options *o = r->o;
 	struct vmstack_start_req req = {
-		.pid = (uint32_t)o->pid, .freq = o->freq, .event = o->event,
+		.pid = (uint32_t)o->pids[0], .freq = o->freq, .event = o->event,
 		.stacks = o->kernel ? VMSTACK_STACK_ALL : VMSTACK_STACK_USER,
 		.max_depth = o->max_depth, .ring_pages = o->ring_pages,
 		/* Unwind rules first, then samples. */
@@ -593,10 +681,10 @@ static int start_session(struct recording *r)
 	if (err == -EPERM)
 		fprintf(stderr, TOOL ": permission denied: %s (run as root)\n", msg);
 	else if (err == -ESRCH)
-		fprintf(stderr, TOOL ": PID %d: %s\n", o->pid, msg);
+		fprintf(stderr, TOOL ": PID %d: %s\n", o->pids[0], msg);
 	else if (err)
 		fprintf(stderr, TOOL ": cannot start a session: %s\n", msg);
-	if (err)
+	if (err || add_targets(r))
 		return -1;
 	if (r->sess.freq < o->freq)
 		fprintf(stderr, TOOL ": -F %u is above kernel.perf_event_max_sample_rate: sampling at %u Hz\n",
@@ -614,18 +702,56 @@ static int start_session(struct recording *r)
 	return 0;
 }
 
+/* Each target's symbolizer, VMs and mappings; a command's maps come later. */
+static void open_targets(struct recording *r)
+{
+	const struct options *o = r->o;
+	size_t i;
+
+	r->ntargets = o->npids;
+	r->targets = xcalloc(r->ntargets, sizeof(*r->targets));
+	for (i = 0; i < r->ntargets; i++) {
+		struct vmstack_target *t = &r->targets[i];
+
+		vmstack_target_open(t, o->pids[i], r);
+		t->vms = (struct vmstack_vm_attach){
+			.tool = TOOL, .pid = t->pid, .sym = t->sym, .add = vm_add, .arg = t,
+			.detect = o->vm == VM_AUTO || o->vm == VM_RUNTIME,
+			.only = o->vm == VM_RUNTIME ? o->vm_runtime : NULL,
+		};
+		vmstack_symbolizer_on_new_map(t->sym, on_new_map, t);
+		if (!o->cmd)
+			vmstack_symbolizer_refresh(t->sym);
+	}
+}
+
+/* The first target's raw recording (--raw: one target). */
+static int write_raw(struct recording *r, const struct vmstack_cpu_counts *c)
+{
+	const struct vmstack_target *t = &r->targets[0];
+	struct vmstack_raw_head head = { .pid = t->pid, .freq = r->sess.freq,
+		.lost = VMSTACK_CNT(c, DROPPED), .duration_ns = r->duration_ns };
+
+	snprintf(head.comm, sizeof(head.comm), "%s", t->comm);
+	if (vmstack_raw_write(r->o->raw, &head, t->sym, &r->threads, &r->raw)) {
+		fprintf(stderr, TOOL ": cannot write %s: %s\n", r->o->raw, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint64_t hist[VMSTACK_HIST_BUCKETS];
 	struct vmstack_command cmd = { .pid = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct recording r = { .sess.fd = -1, .comm = "?" };
+	struct recording r = { .sess.fd = -1 };
 	struct vmstack_cpu_counts c;
-	struct vmstack_raw_head head;
-	int pidfd = -1, err = -1, running = 0, status;
+	int err = -1, running = 0, status;
 	double started;			/* sampling began */
 	struct options o;
 	char msg[256];
+	size_t i;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
@@ -640,34 +766,29 @@ int main(int argc, char **argv)
 				strerror(errno));
 			goto out;
 		}
-		o.pid = cmd.pid;
-	} else if (kill(o.pid, 0) && errno == ESRCH) {
-		fprintf(stderr, TOOL ": no process with PID %d\n", o.pid);
-		goto out;
+		o.pids[0] = cmd.pid;
+		o.npids = 1;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, o.pid, 0);
+	for (i = 0; i < o.npids; i++)
+		if (kill(o.pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, TOOL ": no process with PID %d\n", o.pids[i]);
+			goto out;
+		}
 	if (start_session(&r))
 		goto out;
 	vmstack_stacks_init(&r.stacks, o.per_thread);
 	vmstack_threads_init(&r.threads);
-	r.sym = vmstack_symbolizer_new(o.pid);
-	r.vms = (struct vmstack_vm_attach){
-		.tool = TOOL, .pid = o.pid, .sym = r.sym, .add = vm_add, .arg = &r,
-		.detect = o.vm == VM_AUTO || o.vm == VM_RUNTIME,
-		.only = o.vm == VM_RUNTIME ? o.vm_runtime : NULL,
-	};
-	vmstack_symbolizer_on_new_map(r.sym, on_new_map, &r);
+	open_targets(&r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* A command's maps are read once it has run exec, below. */
-	if (!o.cmd)
-		vmstack_symbolizer_refresh(r.sym);
-	else if (o.cfi)
-		vmstack_command_prewarm(r.sym, o.cmd[0]);
+	if (o.cmd && o.cfi)
+		vmstack_command_prewarm(r.targets[0].sym, o.cmd[0]);
 	/* Descriptors from a file: in place before the first sample. */
-	if (o.vm == VM_FILE && vmstack_vm_attach_text(&r.vms, o.vm_file, 0))
-		goto out;
+	for (i = 0; i < r.ntargets; i++)
+		if (o.vm == VM_FILE && vmstack_vm_attach_text(&r.targets[i].vms, o.vm_file, 0))
+			goto out;
 	if (vmstack_nl_session_resume(r.nl, r.sess.fd, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		goto out;
@@ -682,33 +803,32 @@ int main(int argc, char **argv)
 		}
 		running = 1;
 	}
-	vmstack_symbolizer_refresh(r.sym);
-	if (o.vm == VM_AUTO) {
-		snprintf(msg, sizeof(msg), "/tmp/vmstack-%d.vm", o.pid);
-		vmstack_vm_attach_text(&r.vms, msg, 1);
-	}
-	read_comm(o.pid, r.comm, sizeof(r.comm));
+	for (i = 0; i < r.ntargets; i++) {
+		struct vmstack_target *t = &r.targets[i];
 
-	record_loop(&r, pidfd);
+		t->refreshed = now();
+		vmstack_symbolizer_refresh(t->sym);
+		if (o.vm == VM_AUTO)
+			vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
+		vmstack_target_read_comm(t);
+	}
+
+	record_loop(&r);
 	vmstack_nl_session_stop(r.nl, r.sess.fd, msg, sizeof(msg));
 	r.duration_ns = (uint64_t)((now() - started) * 1e9);
 	drain(&r);
 	sum_counts(&r, &c, hist);
-	vmstack_symbolizer_load_perf_map(r.sym);
+	for (i = 0; i < r.ntargets; i++)
+		vmstack_symbolizer_load_perf_map(r.targets[i].sym);
 	err = write_output(&r, VMSTACK_CNT(&c, DROPPED));
-	head = (struct vmstack_raw_head){ .pid = o.pid, .freq = r.sess.freq,
-		.lost = VMSTACK_CNT(&c, DROPPED), .duration_ns = r.duration_ns };
-	snprintf(head.comm, sizeof(head.comm), "%s", r.comm);
-	if (o.raw && vmstack_raw_write(o.raw, &head, r.sym, &r.threads, &r.raw)) {
-		fprintf(stderr, TOOL ": cannot write %s: %s\n", o.raw, strerror(errno));
+	if (o.raw && write_raw(&r, &c))
 		err = -1;
-	}
 	summary(&r, &c, hist);
 
 out:
 	/* A command we started: ended if it still runs, reaped either way. */
 	if (cmd.pid > 0) {
-		if (!r.exited)
+		if (!r.nexited)
 			kill(cmd.pid, running ? SIGTERM : SIGKILL);
 		waitpid(cmd.pid, &status, 0);
 	}
@@ -716,10 +836,10 @@ out:
 		munmap(r.area, r.area_size);
 	if (r.sess.fd >= 0)
 		close(r.sess.fd);
-	if (pidfd >= 0)
-		close(pidfd);
 	vmstack_nl_close(r.nl);
-	vmstack_symbolizer_free(r.sym);
+	for (i = 0; i < r.ntargets; i++)
+		vmstack_target_close(&r.targets[i]);
+	free(r.targets);
 	if (r.stacks.slots)
 		vmstack_stacks_free(&r.stacks);
 	free(r.raw.data);

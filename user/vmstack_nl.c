@@ -451,7 +451,42 @@ static int parse_uw_bytes(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint64_t start,
+/* TARGET_ADD or TARGET_DEL of @pid. */
+static int target_cmd(struct vmstack_nl *nl, int cmd, int fd, uint32_t pid,
+		      char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
+	struct nl_msg *msg;
+
+	if (nl->module_minor < 4) {
+		set_msg(err_msg, len, "%s",
+			"the loaded vmstack.ko is older than ABI 3.4: a session samples one process");
+		return -EOPNOTSUPP;
+	}
+	msg = vmstack_msg(nl, cmd);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
+	    nla_put_u32(msg, VMSTACK_A_PID, pid)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
+}
+
+int vmstack_nl_target_add(struct vmstack_nl *nl, int fd, uint32_t pid,
+			  char *err_msg, size_t len)
+{
+	return target_cmd(nl, VMSTACK_CMD_TARGET_ADD, fd, pid, err_msg, len);
+}
+
+int vmstack_nl_target_del(struct vmstack_nl *nl, int fd, uint32_t pid,
+			  char *err_msg, size_t len)
+{
+	return target_cmd(nl, VMSTACK_CMD_TARGET_DEL, fd, pid, err_msg, len);
+}
+
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len)
 {
@@ -472,6 +507,7 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint64_t start,
 			return -ENOMEM;
 		}
 		if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
+		    (pid && nla_put_u32(msg, VMSTACK_A_PID, pid)) ||
 		    nla_put_u64(msg, VMSTACK_A_UW_START, start) ||
 		    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
 		    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)n) ||
@@ -487,7 +523,7 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint64_t start,
 	return err;
 }
 
-int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, const void *desc,
+int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, uint32_t pid, const void *desc,
 		      size_t desc_len, char *err_msg, size_t len)
 {
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
@@ -510,6 +546,7 @@ int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, const void *desc,
 		}
 	}
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
+	    (pid && nla_put_u32(msg, VMSTACK_A_PID, pid)) ||
 	    nla_put(msg, VMSTACK_A_VM_DESC, (int)desc_len, desc)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;

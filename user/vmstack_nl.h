@@ -76,19 +76,30 @@ int vmstack_nl_cpu_stats(struct vmstack_nl *nl, int fd,
 			 unsigned int *nr_cpus, char *err_msg, size_t len);
 
 /*
- * Unwind rows for the target's mapping [start, end), sent in chunks; sets
- * *bytes to the memory the session's tables take in the module.
+ * Add process @pid to the session's targets, or forget it (ABI 3.4; an
+ * older module: -EOPNOTSUPP and a message that says so).
  */
-int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint64_t start,
+int vmstack_nl_target_add(struct vmstack_nl *nl, int fd, uint32_t pid,
+			  char *err_msg, size_t len);
+int vmstack_nl_target_del(struct vmstack_nl *nl, int fd, uint32_t pid,
+			  char *err_msg, size_t len);
+
+/*
+ * Unwind rows for target @pid's mapping [start, end) (@pid 0: the first
+ * target), sent in chunks; sets *bytes to the memory the session's tables
+ * take in the module.
+ */
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 
 /*
- * A descriptor of @desc_len bytes (sizeof(struct vmstack_vm_desc) but in
+ * A VM of target @pid (0: the first), its descriptor of @desc_len bytes
+ * (sizeof(struct vmstack_vm_desc) but in
  * tests). To a module of an older ABI minor only what it knows is sent:
  * then 1 is returned, and err_msg says what it will not do.
  */
-int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, const void *desc,
+int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, uint32_t pid, const void *desc,
 		      size_t desc_len, char *err_msg, size_t len);
 
 #endif

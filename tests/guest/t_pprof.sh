@@ -25,7 +25,9 @@ vmstack-record -q --per-thread -o /tmp/live.pb.gz --svg /tmp/live.svg -- \
 go tool pprof -raw /tmp/live.pb.gz >/tmp/live.txt 2>&1
 grep -qx 'samples/count cpu/nanoseconds' /tmp/live.txt ||
 	fail "go tool pprof does not read the recorder's pprof"
-grep -qE '^ +thread_name:\[calltree\]$' /tmp/live.txt || fail "no thread_name label"
+# A sample's string labels share a line: "comm:[calltree] thread_name:[calltree]".
+grep -qE '^ +(.* )?thread_name:\[calltree\]( |$)' /tmp/live.txt || fail "no thread_name label"
+grep -qE '^ +comm:\[calltree\]( |$)' /tmp/live.txt || fail "no comm label"
 id=$(readelf -n build/workloads/calltree | sed -n 's/.*Build ID: //p')
 grep -qE " $(realpath build/workloads/calltree) $id " /tmp/live.txt ||
 	fail "no mapping of calltree with build-id $id"

@@ -9,7 +9,7 @@
 #     turns it into both with vmstack-report and compares them, checks
 #     how its VM names were split, that native frames sit in their file's
 #     mapping (build-id as readelf reads it) at their function's entry (as
-#     nm gives it), and the thread labels of --per-thread: prints
+#     nm gives it), the process labels (pid, comm) and the thread labels of --per-thread: prints
 #     "PASS pprof:report" or "FAIL ...".
 # Each pprof sample (-raw: location ids leaf first) is turned back into a
 # folded line: a Location's function, file and line into the frame's name
@@ -57,9 +57,10 @@ def read_raw(path):
             types = line.split()
         elif sect == 'Samples:':
             m = re.match(r'^([\d ]+): ([\d ]*)$', line)
-            lm = re.match(r'^\s+(\w+):\[(.*)\]$', line)
-            if lm and samples:
-                samples[-1][2][lm[1]] = lm[2]
+            # Label lines: "  key:[value] key:[value]" (strings, then numbers).
+            lm = re.findall(r'(\w+):\[([^\]]*)\]', line)
+            if lm and samples and re.match(r'^\s+\w+:\[', line):
+                samples[-1][2].update(lm)
                 continue
             if not m:
                 raise RuntimeError('unparsed sample: ' + line)
@@ -91,6 +92,11 @@ def thread_labels(pb):
     return {(lb.get('thread'), lb.get('thread_name')) for _, _, lb in read_raw(pb)[2]}
 
 
+def process_labels(pb):
+    """The (pid, comm) labels of every sample."""
+    return {(lb.get('pid'), lb.get('comm')) for _, _, lb in read_raw(pb)[2]}
+
+
 def compare(pb, folded, known=set()):
     """Why the two disagree, or the locations lack @known ones, or None."""
     want = collections.Counter()
@@ -119,7 +125,9 @@ def compare(pb, folded, known=set()):
     # -traces: one block per sample, its count then its functions, leaf first.
     seen = collections.Counter()
     for block in pprof('-traces', '-sample_index=samples', pb).split('-----------+')[1:]:
-        rows = [r for r in block.splitlines()[1:] if r.strip()]
+        # Label lines ("   pid:  123") come before the count's.
+        rows = [r for r in block.splitlines()[1:]
+                if r.strip() and not re.match(r'^\s*\w+:\s', r)]
         if rows:
             m = re.match(r'^\s*(\d+)\s+(.*)$', rows[0])
             seen[(int(m[1]), (m[2],) + tuple(r.strip() for r in rows[1:]))] += 1
@@ -156,6 +164,10 @@ def host(fake_raw, report):
             why = 'native locations %s, readelf and nm say %s' % (sorted(got), sorted(want))
         if not why and thread_labels(pb) != {(None, None)}:
             why = 'thread labels without --per-thread: %s' % thread_labels(pb)
+        procs = process_labels(pb)
+        if not why and (len(procs) != 1 or next(iter(procs))[1] != 'fakeprog'
+                        or not (next(iter(procs))[0] or '').isdigit()):
+            why = 'process labels: %s' % procs
         labels = thread_labels(pbt)
         if not why and (len(labels) != 1 or next(iter(labels))[1] != 'fakeprog'
                         or not (next(iter(labels))[0] or '').isdigit()):

@@ -77,7 +77,7 @@ static void add(struct vmstack_profile *p, const char *const *names,
 
 	for (i = 0; i < n; i++)
 		ids[i] = vmstack_profile_frame(p, names[i], kinds[i]);
-	vmstack_profile_add(p, ids, (uint32_t)n, 0, count);
+	vmstack_profile_add(p, ids, (uint32_t)n, 0, 0, count);
 }
 
 UNIT_TEST(folded_merges_sorts_and_reads_back)

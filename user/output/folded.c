@@ -164,7 +164,7 @@ static int read_line(struct vmstack_profile *p, char *line, uint32_t **ids,
 		(*ids)[n++] = vmstack_profile_frame(p, f, k);
 	}
 	if (n)
-		vmstack_profile_add(p, *ids, n, 0, count);
+		vmstack_profile_add(p, *ids, n, 0, 0, count);
 	return 0;
 }
 

@@ -25,9 +25,10 @@
  * is their Location's mapping, "[kernel]", "[vm]" or "[jit]", and native
  * frames in no file and the root have one with no file. Each sample is a
  * stack, leaf first, with its count and, when the rate is known, its CPU
- * time (1e9 / rate nanoseconds a sample), and with stacks per thread the
- * labels "thread" (its id) and "thread_name"; comments give the
- * recording's totals.
+ * time (1e9 / rate nanoseconds a sample), its process's labels "pid" and
+ * "comm" (when the profile knows them: not from a folded file), and with
+ * stacks per thread the labels "thread" (its id) and "thread_name";
+ * comments give the recording's totals.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -292,6 +293,22 @@ static void thread_labels(struct writer *w, const struct vmstack_profile *p,
 	}
 }
 
+/* Which process: for a collector to slice by service. */
+static void process_labels(struct writer *w, const struct vmstack_profile *p,
+			   uint32_t pid)
+{
+	const char *comm = vmstack_profile_comm(p, pid);
+
+	pb_uint(&w->sub, LABEL_KEY, str(w, "pid"));
+	pb_uint(&w->sub, LABEL_NUM, pid);
+	pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
+	if (comm) {
+		pb_uint(&w->sub, LABEL_KEY, str(w, "comm"));
+		pb_uint(&w->sub, LABEL_STR, str(w, comm));
+		pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
+	}
+}
+
 static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t period)
 {
 	const struct vmstack_pstack *s;
@@ -310,6 +327,8 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 		if (period)
 			pb_varint(&w->sub, s->count * period);
 		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
+		if (s->pid)
+			process_labels(w, p, s->pid);
 		if (p->threads && s->tid)
 			thread_labels(w, p, s->tid);
 		pb_msg(&w->out, PROFILE_SAMPLE, &w->msg);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One process a recording samples, and what naming its samples takes: its
+ * symbolizer (mappings, symbols, VM names), its VMs, its name. A recording
+ * holds one per target (-p PID,PID..., or a command); records find theirs
+ * by process ID.
+ */
+#ifndef VMSTACK_TARGET_H
+#define VMSTACK_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vm/attach.h"
+
+struct vmstack_symbolizer;
+
+struct vmstack_target {
+	int pid;
+	int pidfd;		/* -1: none (watched with kill(pid, 0)) */
+	char comm[64];
+	int exited;
+	int maps_stale;		/* a sample ran in a mapping not read yet */
+	double refreshed;	/* when its mappings were last read (CLOCK_MONOTONIC s) */
+	struct vmstack_symbolizer *sym;
+	struct vmstack_vm_attach vms;
+	char vm_file[64];	/* what it registers with libvmstack */
+	void *owner;		/* the recording, for callbacks */
+};
+
+/* Open @t on process @pid (pidfd, symbolizer, name). */
+void vmstack_target_open(struct vmstack_target *t, int pid, void *owner);
+void vmstack_target_close(struct vmstack_target *t);
+/* Read the process's name again (it changes at exec). */
+void vmstack_target_read_comm(struct vmstack_target *t);
+/* Did it exit? Looks without waiting. */
+int vmstack_target_gone(struct vmstack_target *t);
+
+/* The target of process @pid among @n, or NULL. */
+struct vmstack_target *vmstack_target_find(struct vmstack_target *t, size_t n, int pid);
+
+#endif
