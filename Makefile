@@ -44,7 +44,7 @@ CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/ab
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c)
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 # The recorder's own parts.
-RECORD_OBJS := $(B)/record.o $(B)/target.o $(B)/command.o $(B)/cli.o
+RECORD_OBJS := $(B)/record.o $(B)/target.o $(B)/rotate.o $(B)/command.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
@@ -167,6 +167,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+# systemd's unit directory for units a package or an admin installs.
+SYSTEMDDIR ?= /etc/systemd/system
 INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
 MAN_PAGES := $(wildcard man/*.[1-8])
 
@@ -183,12 +185,16 @@ install: $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
 	for p in $(MAN_PAGES); do \
 		install -D -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
 	done
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	sed 's|@BINDIR@|$(BINDIR)|' contrib/systemd/vmstack-record@.service.in \
+		>$(DESTDIR)$(SYSTEMDDIR)/vmstack-record@.service
 	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(INSTALL_TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(INCLUDEDIR)/libvmstack.h \
 		$(addprefix $(DESTDIR)$(LIBDIR)/,libvmstack.so.1 libvmstack.so libvmstack.a)
 	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/vmstack-record@.service
 
 # The kernel's own modules_install, for KDIR. It skips depmod without a
 # System.map, which Debian's headers lack: a real install runs it for the

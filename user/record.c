@@ -28,6 +28,7 @@
 #include "profile.h"
 #include "raw_file.h"
 #include "ring_reader.h"
+#include "rotate.h"
 #include "stacks.h"
 #include "symbols.h"
 #include "target.h"
@@ -44,7 +45,7 @@
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
-	OPT_LINES,
+	OPT_LINES, OPT_EVERY, OPT_KEEP,
 };
 
 static const struct cli_option options[] = {
@@ -77,6 +78,10 @@ static const struct cli_option options[] = {
 	  "(vmstack-report turns them into stacks later)" },
 	{ "stats", OPT_STATS, NULL, "print the module's own cost: handler time per\n"
 	  "sample (p50, p99, mean) and per frame" },
+	{ "every", OPT_EVERY, "SECS", "continuous: one profile per SECS seconds, into the\n"
+	  "directory -o DIR as vmstack-START.SUFFIX (--format,\ndefault pprof); SIGHUP ends an interval early,\n"
+	  "SIGTERM or Ctrl-C writes the last one and exits" },
+	{ "keep", OPT_KEEP, "N", "with --every: keep the newest N profiles in DIR" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -101,6 +106,8 @@ static const struct cli record_cli = {
 	.options = options,
 	.more = more_help,
 	.examples = "  " TOOL " -p 1234 -d 10 -o app.folded   10 s of process 1234\n"
+		    "  " TOOL " -p 1234 --every 60 --keep 1440 -o /var/lib/vmstack/\n"
+		    "                                 a pprof file a minute, a day of them\n"
 		    "  " TOOL " --svg app.svg -- ./app          run ./app, draw its flame graph\n"
 		    "  " TOOL " -F 99 --per-thread -p 1234    low rate, one root per thread\n",
 	.footer = "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n",
@@ -122,6 +129,8 @@ struct options {
 	struct vmstack_output_opts oo;
 	int kernel, per_thread, quiet, stats, cfi;
 	int lines;
+	double every;		/* --every: seconds an interval; 0: one profile */
+	unsigned int keep;
 	const char *raw;
 	enum vm_mode vm;
 	const struct vmstack_runtime *vm_runtime;	/* VM_RUNTIME */
@@ -220,6 +229,12 @@ static int set_option(void *arg, int key, const char *val)
 	case OPT_RAW:
 		o->raw = val;
 		return 0;
+	case OPT_EVERY:
+		o->every = strtod(val, &end);
+		return *end || end == val || !(o->every >= 1 && o->every <= 86400) ?
+		       bad("--every takes 1..86400 seconds, not '%s'", val) : 0;
+	case OPT_KEEP:
+		return cli_uint(val, 1, INT_MAX, &o->keep) ? bad("bad --keep '%s'", val) : 0;
 	case OPT_VM:
 		o->vm_runtime = vmstack_runtime_find(val);
 		if (!strcmp(val, "none")) {
@@ -260,6 +275,18 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->npids > 1 && o->raw)
 		return bad("%s", "--raw keeps one process: give one -p PID with it");
+	if (o->keep && !o->every)
+		return bad("%s", "--keep goes with --every");
+	if (o->every) {
+		if (!o->output || !strcmp(o->output, "-"))
+			return bad("%s", "--every writes into a directory: give -o DIR");
+		if (o->raw || o->svg)
+			return bad("%s", "--every writes one format per interval: not with --raw or --svg");
+		if (!o->format)
+			o->format = vmstack_output_find("pprof");
+		return vmstack_output_refuses(o->format, &o->oo) ?
+		       bad("%s", vmstack_output_refuses(o->format, &o->oo)) : 0;
+	}
 	if (!o->format && o->output)
 		o->format = vmstack_output_for_path(o->output);
 	if (!o->format)
@@ -270,12 +297,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, rotate_requested;
+/* --every: SIGHUP ends an interval; else it ends the recording (a hangup). */
+static int hup_rotates;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGHUP && hup_rotates)
+		rotate_requested = 1;
+	else
+		stop_requested = 1;
 }
 
 static double now(void)
@@ -301,6 +332,13 @@ struct recording {
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	struct vmstack_threads threads;	/* names of the threads sampled */
 	uint64_t duration_ns;		/* sampling's wall time */
+	/* --every: the interval under way. */
+	struct vmstack_rotate rotate;
+	double interval_start;
+	time_t interval_wall;		/* its start, for the file's name */
+	uint64_t lost_before;		/* DROPPED when it started */
+	uint64_t samples_before;	/* in the intervals written */
+	unsigned int intervals;		/* profiles written */
 	int older_module;		/* said that the module lacks a feature */
 	uint64_t uw_bytes;		/* module memory for unwind rules */
 	size_t uw_maps, uw_rows;
@@ -469,8 +507,12 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 	const struct vmstack_target *t;
 	int vms = 0;
 
-	fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
-		r->stacks.samples, dropped, lost, r->stacks.n);
+	if (r->o->every)
+		fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), in %u profiles in %s",
+			r->samples_before, dropped, lost, r->intervals, r->o->output);
+	else
+		fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
+			r->stacks.samples, dropped, lost, r->stacks.n);
 	for (t = r->targets; t < r->targets + r->ntargets; t++) {
 		if (!t->vms.n)
 			continue;
@@ -504,7 +546,7 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 			ring_lost);
 	if (r->o->stats)
 		print_cost(r, c, hist);
-	if (!r->stacks.samples)
+	if (!r->stacks.samples && !r->samples_before)
 		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
 }
 
@@ -514,26 +556,63 @@ static const char *out_path(const char *path)
 	return path && strcmp(path, "-") ? path : NULL;
 }
 
-static int write_output(struct recording *r, uint64_t lost)
+/* The stacks so far, named: each process's with its own names. */
+static void name_profile(struct recording *r, struct vmstack_profile *p, uint64_t lost,
+			 uint64_t duration_ns)
 {
 	const struct options *o = r->o;
-	struct vmstack_profile p;
 	size_t i;
-	int err = 0;
 
-	vmstack_profile_init(&p);
-	/* Each process's stacks with its own names; roots tell them apart. */
+	vmstack_profile_init(p);
+	/* Roots tell the processes apart. */
 	for (i = 0; i < r->ntargets; i++) {
 		const struct vmstack_target *t = &r->targets[i];
 
-		vmstack_profile_name(&p, &r->stacks, t->sym, &(struct vmstack_name_opts){
+		vmstack_profile_name(p, &r->stacks, t->sym, &(struct vmstack_name_opts){
 			.comm = t->comm, .pid = (uint32_t)t->pid, .root_pid = r->ntargets > 1,
 			.per_thread = o->per_thread, .threads = &r->threads,
 			.lines = o->lines });
 	}
-	p.lost = lost;
-	p.freq = r->sess.freq;
-	p.duration_ns = r->duration_ns;
+	p->lost = lost;
+	p->freq = r->sess.freq;
+	p->duration_ns = duration_ns;
+}
+
+/* --every: write the interval under way, then start the next. */
+static int write_interval(struct recording *r)
+{
+	struct vmstack_cpu_counts c;
+	struct vmstack_profile p;
+	double at = now();
+	uint64_t lost;
+	int err;
+
+	sum_counts(r, &c, NULL);
+	lost = VMSTACK_CNT(&c, DROPPED) - r->lost_before;
+	name_profile(r, &p, lost, (uint64_t)((at - r->interval_start) * 1e9));
+	err = vmstack_rotate_write(&r->rotate, &p, &r->o->oo, r->interval_wall);
+	if (!err && !r->o->quiet)
+		fprintf(stderr, TOOL ": %s: %" PRIu64 " samples, %zu stacks, %" PRIu64 " lost\n",
+			r->rotate.last, p.samples, p.nstacks, lost);
+	r->intervals += !err;
+	vmstack_profile_free(&p);
+	/* The next interval starts empty: memory stays flat however long. */
+	r->samples_before += r->stacks.samples;
+	vmstack_stacks_free(&r->stacks);
+	vmstack_stacks_init(&r->stacks, r->o->per_thread);
+	r->lost_before = VMSTACK_CNT(&c, DROPPED);
+	r->interval_start = at;
+	r->interval_wall = time(NULL);
+	return err;
+}
+
+static int write_output(struct recording *r, uint64_t lost)
+{
+	const struct options *o = r->o;
+	struct vmstack_profile p;
+	int err = 0;
+
+	name_profile(r, &p, lost, r->duration_ns);
 	if (o->output || !o->svg)
 		err = vmstack_output_to_path(o->format, &p, &o->oo, out_path(o->output), TOOL);
 	if (o->svg && vmstack_output_to_path(vmstack_output_find("svg"), &p, &o->oo,
@@ -619,6 +698,10 @@ static void record_loop(struct recording *r)
 		drain(r);
 		if (o->duration && now() - t0 >= o->duration)
 			break;
+		if (o->every && (rotate_requested || now() - r->interval_start >= o->every)) {
+			rotate_requested = 0;
+			write_interval(r);
+		}
 		for (i = 0; i < r->ntargets; i++)
 			changed |= refresh_target(r, &r->targets[i], now() - last_change);
 		if (changed)
@@ -627,7 +710,7 @@ static void record_loop(struct recording *r)
 			last_status = now();
 			sum_counts(r, &c, NULL);
 			fprintf(stderr, "\r" TOOL ": %" PRIu64 " samples, %" PRIu64 " lost   ",
-				r->stacks.samples, VMSTACK_CNT(&c, DROPPED));
+				r->samples_before + r->stacks.samples, VMSTACK_CNT(&c, DROPPED));
 		}
 	}
 	if (show)
@@ -774,6 +857,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, TOOL ": no process with PID %d\n", o.pids[i]);
 			goto out;
 		}
+	r.rotate = (struct vmstack_rotate){ .dir = o.output, .format = o.format,
+		.keep = o.keep, .tool = TOOL };
+	if (o.every && vmstack_rotate_open(&r.rotate))
+		goto out;
 	if (start_session(&r))
 		goto out;
 	vmstack_stacks_init(&r.stacks, o.per_thread);
@@ -781,6 +868,8 @@ int main(int argc, char **argv)
 	open_targets(&r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	hup_rotates = o.every > 0;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* A command's maps are read once it has run exec, below. */
 	if (o.cmd && o.cfi)
@@ -793,7 +882,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
 		goto out;
 	}
-	started = now();
+	started = r.interval_start = now();
+	r.interval_wall = time(NULL);
 	if (o.cmd) {
 		err = vmstack_command_release(&cmd);
 		if (err) {
@@ -820,7 +910,7 @@ int main(int argc, char **argv)
 	sum_counts(&r, &c, hist);
 	for (i = 0; i < r.ntargets; i++)
 		vmstack_symbolizer_load_perf_map(r.targets[i].sym);
-	err = write_output(&r, VMSTACK_CNT(&c, DROPPED));
+	err = o.every ? write_interval(&r) : write_output(&r, VMSTACK_CNT(&c, DROPPED));
 	if (o.raw && write_raw(&r, &c))
 		err = -1;
 	summary(&r, &c, hist);

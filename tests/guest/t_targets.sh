@@ -8,11 +8,11 @@
 . tests/guest/lib.sh
 cd "$VMSTACK_REPO" || exit 1
 out=/tmp/targets.folded
-build/workloads/calltree $((14 * scale)) &
+build/workloads/calltree $((30 * scale)) &
 c=$!
-luajit -joff tests/workloads/lua/work.lua $((14 * scale)) >/dev/null &
+luajit -joff tests/workloads/lua/work.lua $((30 * scale)) >/dev/null &
 l=$!
-/usr/bin/python3.11 tests/workloads/python/known.py $((14 * scale)) split 2>/dev/null &
+/usr/bin/python3.11 tests/workloads/python/known.py $((30 * scale)) split 2>/dev/null &
 y=$!
 sleep 1
 vmstack-record --stats -d $((4 * scale)) -o $out -p $c,$l,$y 2>/tmp/targets.err ||
@@ -49,9 +49,10 @@ grep -q "VM frames merged:.*luajit ($l).*python3.11 ($y)" /tmp/targets.err ||
 	fail "the summary does not name each process's VMs"
 # pprof: each sample labelled with its process (pid, comm), as go tool
 # pprof reads them.
-vmstack-record -q -d $((2 * scale)) -o /tmp/targets.pb.gz -p $c,$l 2>/tmp/pb.err ||
+vmstack-record -d $((2 * scale)) -o /tmp/targets.pb.gz -p $c,$l 2>/tmp/pb.err ||
 	{ cat /tmp/pb.err; fail "vmstack-record to pprof failed"; }
 go tool pprof -raw /tmp/targets.pb.gz >/tmp/targets.raw.txt 2>&1
+cp /tmp/targets.pb.gz /tmp/targets.raw.txt /tmp/pb.err "$VMSTACK_RESULTS/"
 for want in "comm:\[calltree\]" "comm:\[luajit\]" "pid:\[$c\]" "pid:\[$l\]"; do
 	grep -q "$want" /tmp/targets.raw.txt || fail "pprof: no label $want"
 done

@@ -24,7 +24,8 @@ if ! make -C "$repo" install DESTDIR="$dest" PREFIX=/usr >"$work/make.log" 2>&1;
 	exit 1
 fi
 
-want="usr/bin/vmstack
+want="etc/systemd/system/vmstack-record@.service
+usr/bin/vmstack
 usr/bin/vmstack-flamegraph
 usr/bin/vmstack-record
 usr/bin/vmstack-report
@@ -108,6 +109,30 @@ if [ -z "$why" ]; then
 else
 	echo "${why#?}"
 	result FAIL library
+fi
+
+# The service unit names the installed recorder, and systemd reads it
+# without a complaint (an instance bound to a stand-in service).
+unit=$dest/etc/systemd/system/vmstack-record@.service
+why=""
+grep -q "exec /usr/bin/vmstack-record " "$unit" || why="# the unit does not run /usr/bin/vmstack-record"
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$work/units"
+	printf '[Service]\nExecStart=/bin/true\n' >"$work/units/stand-in.service"
+	cp "$unit" "$work/units/vmstack-record@stand-in.service"
+	said=$(cd "$work/units" && SYSTEMD_UNIT_PATH="$work/units:" \
+		systemd-analyze verify --man=no ./vmstack-record@stand-in.service 2>&1) ||
+		why="$why
+# systemd-analyze verify failed"
+	[ -z "$said" ] || why="$why
+$(echo "$said" | sed 's/^/# systemd-analyze: /')"
+fi
+if [ -z "$why" ]; then
+	result PASS systemd-unit
+else
+	echo "${why#
+}"
+	result FAIL systemd-unit
 fi
 
 # make uninstall removes every file make install put there.
