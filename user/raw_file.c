@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "raw_file.h"
 #include "util.h"
@@ -64,7 +65,9 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 	char line[4200], *maps = NULL;
 	size_t nmaps, nvm, nthreads, maps_len = 0, i, off;
 	FILE *f, *mf;
-	long n;
+	struct stat stat;
+	off_t here;
+	size_t n;
 	int bad;
 
 	memset(raw, 0, sizeof(*raw));
@@ -131,13 +134,26 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		fclose(mf);
 	}
 	free(maps);
-	/* The records: read all, then check each one's size before use. */
-	while ((n = (long)fread(line, 1, sizeof(line), f)) > 0) {
-		if (raw->records.len + n > raw->records.cap) {
-			raw->records.cap = 2 * (raw->records.cap + n);
+	/*
+	 * The records: read all, then check each one's size before use. Into
+	 * a buffer of the size the file says, in one read: growing one by
+	 * doubling copied each byte twice more, a third of the cost of a
+	 * sample in vmstack-report. A file that grows meanwhile still grows
+	 * the buffer.
+	 */
+	if (!fstat(fileno(f), &stat) && (here = ftello(f)) >= 0 && stat.st_size > here) {
+		raw->records.cap = (size_t)(stat.st_size - here);
+		raw->records.data = xmalloc(raw->records.cap);
+	}
+	for (;;) {
+		if (raw->records.len == raw->records.cap) {
+			raw->records.cap = 2 * raw->records.cap + 65536;
 			raw->records.data = xrealloc(raw->records.data, raw->records.cap);
 		}
-		memcpy(raw->records.data + raw->records.len, line, n);
+		n = fread(raw->records.data + raw->records.len, 1,
+			  raw->records.cap - raw->records.len, f);
+		if (!n)
+			break;
 		raw->records.len += n;
 	}
 	fclose(f);
