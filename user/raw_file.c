@@ -144,9 +144,11 @@ static void window_fill(struct vmstack_raw *raw, size_t need)
 	if (w->len - raw->window_off >= need)
 		return;
 	/* What is left to the front: records stay 8-byte aligned. */
-	memmove(w->data, w->data + raw->window_off, w->len - raw->window_off);
-	w->len -= raw->window_off;
-	raw->window_off = 0;
+	if (raw->window_off) {
+		memmove(w->data, w->data + raw->window_off, w->len - raw->window_off);
+		w->len -= raw->window_off;
+		raw->window_off = 0;
+	}
 	if (need > w->cap) {
 		w->cap = need > (1 << 20) ? need : 1 << 20;
 		w->data = xrealloc(w->data, w->cap);
