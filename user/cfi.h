@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A file's CFI (.eh_frame, read with libdw) reduced to compact unwind rows
- * the module can apply at sample time: CFA = rsp|rbp + N, rbp saved at
- * CFA + M or unchanged, return address at CFA - 8. Addresses whose rule
+ * A file's CFI (.eh_frame, read directly, or with libdw where that does not
+ * know a form) reduced to compact unwind rows the module can apply at
+ * sample time: CFA = rsp|rbp + N, rbp saved at CFA + M or unchanged,
+ * return address at CFA - 8. Addresses whose rule
  * does not reduce (DRAP realignment, expressions) get VMSTACK_UW_FP, so
  * the module falls back to the frame pointer there.
  */
