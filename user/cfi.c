@@ -507,7 +507,7 @@ static int parse_cie(const uint8_t *p, const uint8_t *limit, struct cie *cie)
 	const char *aug;
 	uint8_t version;
 
-	if (len == 0 || len == 0xffffffff || len > (uint64_t)(limit - c.p))
+	if (len < 8 || len == 0xffffffff || len > (uint64_t)(limit - c.p))
 		return -1;
 	c.end = c.p + len;
 	if (get_fixed(&c, 4) != 0)	/* a CIE's id is 0 in .eh_frame */
@@ -528,10 +528,11 @@ static int parse_cie(const uint8_t *p, const uint8_t *limit, struct cie *cie)
 		get_uleb(&c);
 	if (*aug == 'z') {
 		uint64_t alen = get_uleb(&c);
-		const uint8_t *after = c.p + alen;
+		const uint8_t *after;
 
 		if (c.bad || alen > (uint64_t)(c.end - c.p))
 			return -1;
+		after = c.p + alen;
 		cie->has_z = 1;
 		for (aug++; *aug; aug++) {
 			if (*aug == 'R') {
@@ -626,7 +627,8 @@ static int build_direct(Elf *elf, struct vmstack_cfi_table *t)
 			goto fail;
 		c = (struct cursor){ fde, fde + avail, 0 };
 		len = get_fixed(&c, 4);
-		if (!len || len == 0xffffffff || len > avail - 4)
+		/* At least the CIE pointer and a 4-byte pc_begin. */
+		if (len < 8 || len == 0xffffffff || len > avail - 4)
 			goto fail;
 		c.end = c.p + len;
 		memcpy(&cie_ptr, c.p, 4);
