@@ -145,7 +145,7 @@ static uint64_t *fde_starts(Elf *elf, size_t *n)
 }
 
 /* Row by row through libdw: each row's program run again from the FDE's start. */
-static int build_libdw(Elf *elf, struct vmstack_cfi_table *t)
+int vmstack_cfi_build_libdw(Elf *elf, struct vmstack_cfi_table *t)
 {
 	struct vmstack_uw_row rule, fp = { .cfa = VMSTACK_UW_FP };
 	Dwarf_CFI *cfi;
@@ -580,7 +580,7 @@ static const uint8_t *vaddr_bytes(Elf *elf, const uint8_t *file, size_t size,
 	return NULL;
 }
 
-static int build_direct(Elf *elf, struct vmstack_cfi_table *t)
+int vmstack_cfi_build_direct(Elf *elf, struct vmstack_cfi_table *t)
 {
 	struct vmstack_uw_row fp = { .cfa = VMSTACK_UW_FP };
 	const uint8_t *file, *hdr, *fde;
@@ -676,7 +676,7 @@ fail:
 
 int vmstack_cfi_build(Elf *elf, struct vmstack_cfi_table *t)
 {
-	return build_direct(elf, t) ? build_libdw(elf, t) : 0;
+	return vmstack_cfi_build_direct(elf, t) ? vmstack_cfi_build_libdw(elf, t) : 0;
 }
 
 int vmstack_cfi_fde_range(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *end)

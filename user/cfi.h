@@ -28,6 +28,12 @@ struct vmstack_cfi_table {
 
 /* 0 on success (possibly with no rows), -1 if the file has no usable CFI. */
 int vmstack_cfi_build(Elf *elf, struct vmstack_cfi_table *t);
+/*
+ * Its two paths, for the unit tests: .eh_frame read directly (-1 for
+ * anything it does not know), and libdw's, which it falls back to.
+ */
+int vmstack_cfi_build_direct(Elf *elf, struct vmstack_cfi_table *t);
+int vmstack_cfi_build_libdw(Elf *elf, struct vmstack_cfi_table *t);
 /* The range of the FDE that covers @addr. 0 or -1. */
 int vmstack_cfi_fde_range(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *end);
 /*
