@@ -64,7 +64,8 @@ module:
 tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegraph \
 	$(B)/libvmstack.so $(B)/libvmstack.a \
 	$(B)/unit-tests \
-	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw $(WORKLOADS)
+	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw $(B)/vmstack-attach-time \
+	$(WORKLOADS)
 
 $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
@@ -111,6 +112,10 @@ $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
 
 # A raw recording of known stacks, written without the module.
 $(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
+
+# The bench's clock for attach latency: a launch time, a first sample's.
+$(B)/vmstack-attach-time: tests/tools/vmstack-attach-time.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
 $(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A file's CFI (.eh_frame, read with libdw) reduced to compact unwind rows
- * the module can apply at sample time: CFA = rsp|rbp + N, rbp saved at
- * CFA + M or unchanged, return address at CFA - 8. Addresses whose rule
+ * A file's CFI (.eh_frame, read directly, or with libdw where that does not
+ * know a form) reduced to compact unwind rows the module can apply at
+ * sample time: CFA = rsp|rbp + N, rbp saved at CFA + M or unchanged,
+ * return address at CFA - 8. Addresses whose rule
  * does not reduce (DRAP realignment, expressions) get VMSTACK_UW_FP, so
  * the module falls back to the frame pointer there.
  */
@@ -27,6 +28,12 @@ struct vmstack_cfi_table {
 
 /* 0 on success (possibly with no rows), -1 if the file has no usable CFI. */
 int vmstack_cfi_build(Elf *elf, struct vmstack_cfi_table *t);
+/*
+ * Its two paths, for the unit tests: .eh_frame read directly (-1 for
+ * anything it does not know), and libdw's, which it falls back to.
+ */
+int vmstack_cfi_build_direct(Elf *elf, struct vmstack_cfi_table *t);
+int vmstack_cfi_build_libdw(Elf *elf, struct vmstack_cfi_table *t);
 /* The range of the FDE that covers @addr. 0 or -1. */
 int vmstack_cfi_fde_range(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *end);
 /*

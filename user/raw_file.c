@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "raw_file.h"
 #include "util.h"
@@ -58,13 +59,12 @@ static int fail(char *err, size_t len, const char *what)
 	return -1;
 }
 
-int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
+int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 		     size_t len)
 {
 	char line[4200], *maps = NULL;
-	size_t nmaps, nvm, nthreads, maps_len = 0, i, off;
+	size_t nmaps, nvm, nthreads, maps_len = 0, i;
 	FILE *f, *mf;
-	long n;
 	int bad;
 
 	memset(raw, 0, sizeof(*raw));
@@ -131,29 +131,76 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		fclose(mf);
 	}
 	free(maps);
-	/* The records: read all, then check each one's size before use. */
-	while ((n = (long)fread(line, 1, sizeof(line), f)) > 0) {
-		if (raw->records.len + n > raw->records.cap) {
-			raw->records.cap = 2 * (raw->records.cap + n);
-			raw->records.data = xrealloc(raw->records.data, raw->records.cap);
-		}
-		memcpy(raw->records.data + raw->records.len, line, n);
-		raw->records.len += n;
-	}
-	fclose(f);
-	for (off = 0; off < raw->records.len;) {
-		const struct vmstack_rec_sample *rec =
-			(const void *)(raw->records.data + off);
+	raw->f = f;
+	return 0;
+}
 
-		if (raw->records.len - off < sizeof(*rec) ||
-		    rec->hdr.type != VMSTACK_REC_SAMPLE ||
-		    rec->hdr.size != sizeof(*rec) +
-		    ((size_t)rec->nr_kernel + rec->nr_user) * 8 ||
-		    rec->hdr.size > raw->records.len - off) {
-			vmstack_raw_free(raw);
-			return fail(err, len, "corrupt record in raw recording");
-		}
-		off += rec->hdr.size;
+/* The window holds at least @need bytes from window_off, unless the file ends. */
+static void window_fill(struct vmstack_raw *raw, size_t need)
+{
+	struct vmstack_raw_buf *w = &raw->window;
+	size_t n;
+
+	if (w->len - raw->window_off >= need)
+		return;
+	/* What is left to the front: records stay 8-byte aligned. */
+	if (raw->window_off) {
+		memmove(w->data, w->data + raw->window_off, w->len - raw->window_off);
+		w->len -= raw->window_off;
+		raw->window_off = 0;
+	}
+	if (need > w->cap) {
+		w->cap = need > (1 << 20) ? need : 1 << 20;
+		w->data = xrealloc(w->data, w->cap);
+	}
+	while (w->len < need && (n = fread(w->data + w->len, 1, w->cap - w->len, raw->f)))
+		w->len += n;
+}
+
+int vmstack_raw_next(struct vmstack_raw *raw, const struct vmstack_rec_sample **rec,
+		     char *err, size_t len)
+{
+	const struct vmstack_rec_sample *r;
+
+	window_fill(raw, sizeof(*r));
+	if (raw->window.len == raw->window_off)
+		return 0;
+	r = (const void *)(raw->window.data + raw->window_off);
+	if (raw->window.len - raw->window_off < sizeof(*r) ||
+	    r->hdr.type != VMSTACK_REC_SAMPLE ||
+	    r->hdr.size != sizeof(*r) + ((size_t)r->nr_kernel + r->nr_user) * 8)
+		return fail(err, len, "corrupt record in raw recording");
+	window_fill(raw, r->hdr.size);
+	/* The window may have moved. */
+	r = (const void *)(raw->window.data + raw->window_off);
+	if (r->hdr.size > raw->window.len - raw->window_off)
+		return fail(err, len, "corrupt record in raw recording");
+	raw->window_off += r->hdr.size;
+	*rec = r;
+	return 1;
+}
+
+int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
+		     size_t len)
+{
+	const struct vmstack_rec_sample *rec;
+	struct stat stat;
+	off_t here;
+	int more;
+
+	if (vmstack_raw_open(path, raw, err, len))
+		return -1;
+	/* Room for all at once, as the file's size says: no copies as it grows. */
+	if (!fstat(fileno(raw->f), &stat) && (here = ftello(raw->f)) >= 0 &&
+	    stat.st_size > here) {
+		raw->records.cap = (size_t)(stat.st_size - here);
+		raw->records.data = xmalloc(raw->records.cap);
+	}
+	while ((more = vmstack_raw_next(raw, &rec, err, len)) > 0)
+		vmstack_raw_append(&raw->records, rec);
+	if (more < 0) {
+		vmstack_raw_free(raw);
+		return -1;
 	}
 	return 0;
 }
@@ -163,5 +210,8 @@ void vmstack_raw_free(struct vmstack_raw *raw)
 	vmstack_symbolizer_free(raw->sym);
 	vmstack_threads_free(&raw->threads);
 	free(raw->records.data);
+	if (raw->f)
+		fclose(raw->f);
+	free(raw->window.data);
 	memset(raw, 0, sizeof(*raw));
 }

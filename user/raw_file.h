@@ -44,12 +44,32 @@ struct vmstack_raw {
 	struct vmstack_raw_head head;
 	struct vmstack_symbolizer *sym;	/* built from the saved mappings */
 	struct vmstack_threads threads;
-	struct vmstack_raw_buf records;
+	struct vmstack_raw_buf records;	/* vmstack_raw_read's, all of them */
+	/* vmstack_raw_open's: the file at the records, a window on them. */
+	FILE *f;
+	struct vmstack_raw_buf window;
+	size_t window_off;
 };
 
-/* 0, or -1 with a message in err. */
+/*
+ * The whole recording, every record checked. 0, or -1 with a message in
+ * err.
+ */
 int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 		     size_t len);
+/*
+ * All but the records, which vmstack_raw_next gives one at a time from a
+ * window of the file: a recording of any length in a fixed memory, and
+ * no page of it touched twice. 0, or -1 with a message in err.
+ */
+int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
+		     size_t len);
+/*
+ * The next record, checked, in *rec (valid until the next call): 1; 0 at
+ * the end; -1 with a message in err for a corrupt or truncated one.
+ */
+int vmstack_raw_next(struct vmstack_raw *raw, const struct vmstack_rec_sample **rec,
+		     char *err, size_t len);
 void vmstack_raw_free(struct vmstack_raw *raw);
 
 #endif

@@ -82,9 +82,9 @@ int main(int argc, char **argv)
 	struct vmstack_profile p;
 	struct vmstack_stacks st;
 	struct vmstack_raw raw;
-	int first, err;
+	const struct vmstack_rec_sample *rec;
+	int first, err, more;
 	char msg[256];
-	size_t off;
 
 	first = cli_parse(&report_cli, argc, argv, set_option, &s);
 	if (first < 0 || !s.input || first < argc) {
@@ -100,16 +100,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": %s\n", vmstack_output_refuses(s.format, &s.oo));
 		return 2;
 	}
-	if (vmstack_raw_read(s.input, &raw, msg, sizeof(msg))) {
+	if (vmstack_raw_open(s.input, &raw, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": %s: %s\n", s.input, msg);
 		return 1;
 	}
+	/* Each record counted as it is read: none is kept. */
 	vmstack_stacks_init(&st, s.per_thread);
-	for (off = 0; off < raw.records.len;) {
-		const struct vmstack_rec_sample *rec = (const void *)(raw.records.data + off);
-
+	while ((more = vmstack_raw_next(&raw, &rec, msg, sizeof(msg))) > 0)
 		vmstack_stacks_add(&st, rec);
-		off += rec->hdr.size;
+	if (more < 0) {
+		fprintf(stderr, TOOL ": %s: %s\n", s.input, msg);
+		vmstack_stacks_free(&st);
+		vmstack_raw_free(&raw);
+		return 1;
 	}
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &st, raw.sym, &(struct vmstack_name_opts){

@@ -35,6 +35,22 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
+uint64_t hash_words(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ seed, w;
+
+	for (; n--; b += 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	/* Every input bit reaches the low bits a table's mask keeps. */
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 32);
+}
+
 size_t count_at_or_below(const void *base, size_t n, size_t size, size_t key_off,
 			 uint64_t key)
 {

@@ -15,6 +15,11 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 /*
+ * The same for @n 64-bit words at @p (any alignment): one multiply a word,
+ * not one a byte, for keys that are addresses (a sample's stack).
+ */
+uint64_t hash_words(const void *p, size_t n, uint64_t seed);
+/*
  * In @n elements of @size bytes from @base, sorted by the uint64_t at
  * @key_off in each: how many have a key at or below @key (the last such
  * is at the result - 1; 0: none).

@@ -303,6 +303,46 @@ UNIT_TEST(stacks_count_distinct)
 	vmstack_stacks_free(&st);
 }
 
+/* Stacks are told apart by every word and by pid, tid and kernel/user split. */
+UNIT_TEST(stacks_counted_by_content_across_growth)
+{
+	struct {
+		struct vmstack_rec_sample rec;
+		uint64_t ips[4];
+	} r = { 0 };
+	struct vmstack_stacks st;
+	uint64_t i, total = 0;
+	size_t k;
+
+	vmstack_stacks_init(&st, 1);
+	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
+	r.rec.hdr.size = sizeof(r);
+	r.rec.nr_user = 4;
+	/* 5000 stacks that differ in one word: the table grows past 1024. */
+	for (i = 0; i < 5000; i++) {
+		r.ips[0] = 0x400000 + 16 * i;
+		CHECK(vmstack_stacks_add(&st, &r.rec) == 1);
+	}
+	for (i = 0; i < 5000; i++) {
+		r.ips[0] = 0x400000 + 16 * i;
+		CHECK(vmstack_stacks_add(&st, &r.rec) == 0);
+	}
+	r.ips[0] = 0x400000;
+	r.rec.tid = 2;
+	CHECK(vmstack_stacks_add(&st, &r.rec) == 1);
+	r.rec.pid = 3;
+	CHECK(vmstack_stacks_add(&st, &r.rec) == 1);
+	r.rec.nr_kernel = 1;
+	r.rec.nr_user = 3;
+	CHECK(vmstack_stacks_add(&st, &r.rec) == 1);
+	CHECK(st.n == 5003 && st.samples == 10003);
+	for (k = 0; k < st.nslots; k++)
+		if (st.slots[k])
+			total += st.slots[k]->count;
+	CHECK(total == 10003);
+	vmstack_stacks_free(&st);
+}
+
 static int take_all(void *arg, int key, const char *val)
 {
 	(void)val;
@@ -382,6 +422,7 @@ void output_tests(void)
 		{ "pprof_encodes_profile_proto", pprof_encodes_profile_proto },
 		{ "output_table", output_table },
 		{ "stacks_count_distinct", stacks_count_distinct },
+		{ "stacks_counted_by_content_across_growth", stacks_counted_by_content_across_growth },
 		{ "cli_table_is_the_help", cli_table_is_the_help },
 		{ "abi_fit_for_older_module", abi_fit_for_older_module },
 	};

@@ -5,12 +5,14 @@
  * file (a PIE: the file-offset arithmetic is exercised) and a shared
  * library (libc).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cfi.h"
 #include "needed.h"
 #include "symbols.h"
 #include "unit.h"
@@ -164,6 +166,46 @@ UNIT_TEST(needed_matches_ldd)
 		free(libs[i]);
 }
 
+/*
+ * The rules read straight from .eh_frame are the rows libdw's path gives,
+ * row for row, on files with many FDEs of every kind GCC emits (PLT
+ * expressions, DRAP, signal frames in libc).
+ */
+UNIT_TEST(cfi_direct_as_libdw)
+{
+	static const char *const files[] = {
+		"/proc/self/exe", "/lib/x86_64-linux-gnu/libc.so.6",
+		"/usr/bin/python3.11", "/usr/bin/luajit",
+	};
+	size_t i, k;
+
+	elf_version(EV_CURRENT);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct vmstack_cfi_table a, b;
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		Elf *elf;
+
+		if (fd < 0)
+			continue;	/* python3.11, luajit: where installed */
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		CHECK(!vmstack_cfi_build_direct(elf, &a));
+		CHECK(!vmstack_cfi_build_libdw(elf, &b));
+		CHECK(a.n > 100 && a.n == b.n && a.fdes == b.fdes &&
+		      a.fallback_rows == b.fallback_rows);
+		for (k = 0; k < a.n && k < b.n; k++)
+			if (a.rows[k].vaddr != b.rows[k].vaddr ||
+			    memcmp(&a.rows[k].rule, &b.rows[k].rule, sizeof(a.rows[k].rule))) {
+				fprintf(stderr, "  %s: row %zu differs\n", files[i], k);
+				unit_failed = 1;
+				break;
+			}
+		vmstack_cfi_free(&a);
+		vmstack_cfi_free(&b);
+		elf_end(elf);
+		close(fd);
+	}
+}
+
 void symbols_tests(void)
 {
 	static const struct unit_test t[] = {
@@ -171,6 +213,7 @@ void symbols_tests(void)
 		{ "symbols_of_many_files", symbols_of_many_files },
 		{ "symtab_perf_map_and_kallsyms", symtab_perf_map_and_kallsyms },
 		{ "needed_matches_ldd", needed_matches_ldd },
+		{ "cfi_direct_as_libdw", cfi_direct_as_libdw },
 	};
 	unit_run(t, sizeof(t) / sizeof(t[0]));
 }
