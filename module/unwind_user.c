@@ -51,15 +51,27 @@ static enum vmstack_step vmstack_step_rule(struct vmstack_walk *w,
 					   const struct vmstack_uw_row *row)
 {
 	unsigned long cfa, ra, bp = r->bp;
+	unsigned long pair[2];		/* saved rbp, return address */
 
 	cfa = (row->cfa == VMSTACK_UW_CFA_RSP ? r->sp : r->bp) + row->cfa_off;
 	if (!vmstack_frame_ok(cfa, r->sp))
 		return VMSTACK_STEP_BROKEN;
-	if (!vmstack_walk_read(w, &ra, cfa - 8, sizeof(ra)))
-		return VMSTACK_STEP_FAULT;
-	if (row->rbp == VMSTACK_UW_RBP_SAVED &&
-	    !vmstack_walk_read(w, &bp, cfa + row->rbp_off, sizeof(bp)))
-		return VMSTACK_STEP_FAULT;
+	/*
+	 * A function that pushed rbp first keeps it just below the return
+	 * address (CFA - 16): one read for both, as for a frame pointer.
+	 */
+	if (row->rbp == VMSTACK_UW_RBP_SAVED && row->rbp_off == -16) {
+		if (!vmstack_walk_read(w, pair, cfa - 16, sizeof(pair)))
+			return VMSTACK_STEP_FAULT;
+		bp = pair[0];
+		ra = pair[1];
+	} else {
+		if (!vmstack_walk_read(w, &ra, cfa - 8, sizeof(ra)))
+			return VMSTACK_STEP_FAULT;
+		if (row->rbp == VMSTACK_UW_RBP_SAVED &&
+		    !vmstack_walk_read(w, &bp, cfa + row->rbp_off, sizeof(bp)))
+			return VMSTACK_STEP_FAULT;
+	}
 	r->sp = cfa;
 	r->bp = bp;
 	r->ip = ra;
