@@ -12,36 +12,16 @@
 #define _VMSTACK_WALK_H
 
 #ifdef __KERNEL__
-#include <linux/preempt.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 
 /* The end of user space (4- or 5-level paging alike). */
 #define VMSTACK_USER_MAX	TASK_SIZE_MAX
 
-/*
- * Every caller passes a constant @len, and this is inlined into each: the
- * copy is then the inline __copy_from_user_inatomic().
- * copy_from_user_nofault() is out of line and takes the length at run
- * time, so hardened usercopy checked the destination on every read (its
- * stack, heap and kernel-text checks, 6.1's mm/usercopy.c); perf's own
- * walk reads with inline __get_user(). In NMI context the loaded mm may
- * not be current's, and only copy_from_user_nofault() may tell (the
- * cpu_tlbstate that nmi_uaccess_okay() reads is not exported).
- */
 static __always_inline bool vmstack_read_user(void *dst, unsigned long addr,
 					      size_t len)
 {
-	unsigned long left;
-
-	if (in_nmi())
-		return !copy_from_user_nofault(dst, (const void __user *)addr, len);
-	if (addr > VMSTACK_USER_MAX - len)
-		return false;
-	pagefault_disable();
-	left = __copy_from_user_inatomic(dst, (const void __user *)addr, len);
-	pagefault_enable();
-	return !left;
+	return !copy_from_user_nofault(dst, (const void __user *)addr, len);
 }
 #else
 #include "walk_host.h"
@@ -149,11 +129,10 @@ struct vmstack_walk {
  * Every read of the target, native and VM walks alike, spends the walk's
  * budget; once it is spent reads fail and the walk ends, marked
  * VMSTACK_SF_BUDGET: what a target's memory or descriptors can make the
- * handler do is bounded per sample. Always inlined: @len stays a constant
- * (vmstack_read_user()).
+ * handler do is bounded per sample.
  */
-static __always_inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
-					      unsigned long addr, size_t len)
+static inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
+				     unsigned long addr, size_t len)
 {
 	if (!w->reads_left) {
 		w->flags |= VMSTACK_SF_BUDGET;
