@@ -213,40 +213,45 @@ struct cursor {
 	int bad;
 };
 
-static uint64_t get_uleb(struct cursor *c)
+/*
+ * A LEB128 number's bits; *@shift ends past its last byte and *@last is
+ * that byte (get_sleb() extends the sign from them).
+ */
+static uint64_t get_leb(struct cursor *c, unsigned int *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned int shift = 0;
 	uint8_t b;
 
+	*shift = 0;
 	do {
-		if (c->p >= c->end || shift > 63) {
+		if (c->p >= c->end || *shift > 63) {
 			c->bad = 1;
+			*last = 0;
 			return 0;
 		}
 		b = *c->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
 	} while (b & 0x80);
+	*last = b;
 	return v;
+}
+
+static uint64_t get_uleb(struct cursor *c)
+{
+	unsigned int shift;
+	uint8_t last;
+
+	return get_leb(c, &shift, &last);
 }
 
 static int64_t get_sleb(struct cursor *c)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
+	unsigned int shift;
+	uint8_t last;
+	uint64_t v = get_leb(c, &shift, &last);
 
-	do {
-		if (c->p >= c->end || shift > 63) {
-			c->bad = 1;
-			return 0;
-		}
-		b = *c->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~0ULL << shift;
 	return (int64_t)v;
 }

@@ -278,33 +278,20 @@ static void value_type(struct writer *w, unsigned int field, const char *type,
 	pb_msg(&w->out, field, &w->msg);
 }
 
-static void thread_labels(struct writer *w, const struct vmstack_profile *p,
-			  uint32_t tid)
+/*
+ * A numeric label @key = @num and, when known, its name @name_key = @name:
+ * the process (pid, comm), for a collector to slice by service, and the
+ * thread (thread, thread_name).
+ */
+static void id_labels(struct writer *w, const char *key, uint32_t num,
+		      const char *name_key, const char *name)
 {
-	const char *name = vmstack_threads_name(p->threads, tid);
-
-	pb_uint(&w->sub, LABEL_KEY, str(w, "thread"));
-	pb_uint(&w->sub, LABEL_NUM, tid);
+	pb_uint(&w->sub, LABEL_KEY, str(w, key));
+	pb_uint(&w->sub, LABEL_NUM, num);
 	pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
 	if (name) {
-		pb_uint(&w->sub, LABEL_KEY, str(w, "thread_name"));
+		pb_uint(&w->sub, LABEL_KEY, str(w, name_key));
 		pb_uint(&w->sub, LABEL_STR, str(w, name));
-		pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
-	}
-}
-
-/* Which process: for a collector to slice by service. */
-static void process_labels(struct writer *w, const struct vmstack_profile *p,
-			   uint32_t pid)
-{
-	const char *comm = vmstack_profile_comm(p, pid);
-
-	pb_uint(&w->sub, LABEL_KEY, str(w, "pid"));
-	pb_uint(&w->sub, LABEL_NUM, pid);
-	pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
-	if (comm) {
-		pb_uint(&w->sub, LABEL_KEY, str(w, "comm"));
-		pb_uint(&w->sub, LABEL_STR, str(w, comm));
 		pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
 	}
 }
@@ -328,9 +315,10 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 			pb_varint(&w->sub, s->count * period);
 		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
 		if (s->pid)
-			process_labels(w, p, s->pid);
+			id_labels(w, "pid", s->pid, "comm", vmstack_profile_comm(p, s->pid));
 		if (p->threads && s->tid)
-			thread_labels(w, p, s->tid);
+			id_labels(w, "thread", s->tid, "thread_name",
+				  vmstack_threads_name(p->threads, s->tid));
 		pb_msg(&w->out, PROFILE_SAMPLE, &w->msg);
 	}
 }
