@@ -335,6 +335,7 @@ struct recording {
 	/* --every: the interval under way. */
 	struct vmstack_rotate rotate;
 	double interval_start;
+	double next_rotation;		/* on a grid from sampling's start */
 	time_t interval_wall;		/* its start, for the file's name */
 	uint64_t lost_before;		/* DROPPED when it started */
 	uint64_t samples_before;	/* in the intervals written */
@@ -690,6 +691,8 @@ static void record_loop(struct recording *r)
 			  (r->sess.freq * 100.0) / 4 * 1000);
 	period_ms = period_ms < 10 ? 10 : period_ms > 100 ? 100 : period_ms;
 	t0 = last_status = last_change = now();
+	/* Intervals and -d count from here (the first also holds the setup's samples). */
+	r->next_rotation = t0 + o->every;
 	while (!stop_requested && r->nexited < r->ntargets) {
 		int changed = 0;
 
@@ -698,9 +701,20 @@ static void record_loop(struct recording *r)
 		drain(r);
 		if (o->duration && now() - t0 >= o->duration)
 			break;
-		if (o->every && (rotate_requested || now() - r->interval_start >= o->every)) {
+		if (o->every && (rotate_requested || now() >= r->next_rotation)) {
 			rotate_requested = 0;
 			write_interval(r);
+			/*
+			 * Boundaries stay on the grid (a late wake-up does not
+			 * push the next one later, so -d 60 --every 10 gives six
+			 * whole intervals); a SIGHUP's interval ends early and
+			 * the next ends on the grid; a recorder stopped for
+			 * longer than an interval starts a new grid.
+			 */
+			if (r->next_rotation <= r->interval_start)
+				r->next_rotation += o->every;
+			if (r->next_rotation <= r->interval_start)
+				r->next_rotation = r->interval_start + o->every;
 		}
 		for (i = 0; i < r->ntargets; i++)
 			changed |= refresh_target(r, &r->targets[i], now() - last_change);
