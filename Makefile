@@ -191,15 +191,16 @@ install: $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
 		install -D -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
 	done
 	install -d $(DESTDIR)$(SYSTEMDDIR)
-	sed 's|@BINDIR@|$(BINDIR)|' contrib/systemd/vmstack-record@.service.in \
-		>$(DESTDIR)$(SYSTEMDDIR)/vmstack-record@.service
+	for u in vmstack-record@.service vmstack-record.service; do \
+		sed 's|@BINDIR@|$(BINDIR)|' contrib/systemd/$$u.in >$(DESTDIR)$(SYSTEMDDIR)/$$u || exit 1; \
+	done
 	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(INSTALL_TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(INCLUDEDIR)/libvmstack.h \
 		$(addprefix $(DESTDIR)$(LIBDIR)/,libvmstack.so.1 libvmstack.so libvmstack.a)
 	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
-	rm -f $(DESTDIR)$(SYSTEMDDIR)/vmstack-record@.service
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/vmstack-record@.service $(DESTDIR)$(SYSTEMDDIR)/vmstack-record.service
 
 # The kernel's own modules_install, for KDIR. It skips depmod without a
 # System.map, which Debian's headers lack: a real install runs it for the

@@ -32,7 +32,7 @@ static struct netlink_range_validation vmstack_uw_rows_range = {
  * policy is refused (strict validation rejects NLA_UNSPEC entries and
  * types past maxattr), so a request never carries something we ignore.
  */
-static const struct nla_policy vmstack_start_policy[VMSTACK_A_TASK_EVENTS + 1] = {
+static const struct nla_policy vmstack_start_policy[VMSTACK_A_CHILDREN + 1] = {
 	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_FREQ] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_freq_range),
 	[VMSTACK_A_EVENT] = NLA_POLICY_MAX(NLA_U32, VMSTACK_EVENT_MAX),
@@ -43,6 +43,9 @@ static const struct nla_policy vmstack_start_policy[VMSTACK_A_TASK_EVENTS + 1] =
 						  VMSTACK_MAX_RING_PAGES),
 	[VMSTACK_A_PAUSED] = { .type = NLA_FLAG },
 	[VMSTACK_A_TASK_EVENTS] = { .type = NLA_FLAG },
+	[VMSTACK_A_ALL] = { .type = NLA_FLAG },
+	[VMSTACK_A_CGROUP_FD] = { .type = NLA_U32 },
+	[VMSTACK_A_CHILDREN] = { .type = NLA_FLAG },
 };
 
 /* SESSION_STATS, SESSION_STOP, SESSION_RESUME. */
@@ -135,9 +138,25 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int fd, err;
 
-	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_PID))
+	cfg.all = nla_get_flag(info->attrs[VMSTACK_A_ALL]);
+	cfg.cgroup = !!info->attrs[VMSTACK_A_CGROUP_FD];
+	cfg.task_events = nla_get_flag(info->attrs[VMSTACK_A_TASK_EVENTS]);
+	cfg.children = nla_get_flag(info->attrs[VMSTACK_A_CHILDREN]);
+	/* One kind of target: a process, every process, or a cgroup's. */
+	if (!!info->attrs[VMSTACK_A_PID] + cfg.all + cfg.cgroup != 1) {
+		NL_SET_ERR_MSG(info->extack, "give one of PID, ALL and CGROUP_FD");
 		return -EINVAL;
-	cfg.pid = nla_get_u32(info->attrs[VMSTACK_A_PID]);
+	}
+	if (cfg.task_events && !info->attrs[VMSTACK_A_PID]) {
+		NL_SET_ERR_MSG(info->extack, "TASK_EVENTS samples one process: give PID");
+		return -EINVAL;
+	}
+	if (cfg.children && !cfg.task_events) {
+		NL_SET_ERR_MSG(info->extack, "CHILDREN goes with TASK_EVENTS");
+		return -EINVAL;
+	}
+	cfg.pid = vmstack_attr_u32(info, VMSTACK_A_PID, 0);
+	cfg.cgroup_fd = vmstack_attr_u32(info, VMSTACK_A_CGROUP_FD, 0);
 	cfg.freq = vmstack_attr_u32(info, VMSTACK_A_FREQ, VMSTACK_DEFAULT_FREQ);
 	cfg.event = vmstack_attr_u32(info, VMSTACK_A_EVENT,
 				     VMSTACK_EVENT_CPU_CLOCK);
@@ -148,7 +167,6 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 	cfg.ring_pages = vmstack_attr_u32(info, VMSTACK_A_RING_PAGES,
 					  VMSTACK_DEFAULT_RING_PAGES);
 	cfg.paused = nla_get_flag(info->attrs[VMSTACK_A_PAUSED]);
-	cfg.task_events = nla_get_flag(info->attrs[VMSTACK_A_TASK_EVENTS]);
 
 	hdr = vmstack_reply_start(info, &msg, NLMSG_GOODSIZE);
 	if (!hdr)
@@ -469,7 +487,7 @@ static int vmstack_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 	if (!s)
 		return -EBADF;
 	/* An event on the first process's threads samples no other. */
-	if (s->cfg.task_events) {
+	if (s->cfg.task_events && !s->cfg.children) {
 		NL_SET_ERR_MSG(info->extack, "a TASK_EVENTS session samples one process");
 		err = -EINVAL;
 	} else {

@@ -8,6 +8,7 @@
  * (VMSTACK_MAX_READS), the handler's time on each CPU by a throttle.
  */
 #include <linux/build_bug.h>
+#include <linux/cgroup.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -140,6 +141,23 @@ static bool vmstack_throttled(struct vmstack_cpu *pc, u64 now)
 	       VMSTACK_THROTTLE_WINDOW_NS * VMSTACK_HANDLER_MAX_PERCENT / 100;
 }
 
+/*
+ * A process outside the target set, in a session over every process, a
+ * cgroup's, or a command's children (whose events are the command's,
+ * inherited: only they fire here): walked with frame pointers only
+ * (@s->undescribed has no rules and no VMs). An O(1) test either way:
+ * cgroup_is_descendant() compares one ancestor slot, as perf's cgroup
+ * events do in this context.
+ */
+static struct vmstack_proc *vmstack_undescribed(struct vmstack_session *s,
+						struct task_struct *task)
+{
+	if (s->cfg.all || s->cfg.children ||
+	    (s->cgrp && cgroup_is_descendant(task_dfl_cgroup(task), s->cgrp)))
+		return &s->undescribed;
+	return NULL;
+}
+
 void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs)
 {
@@ -156,6 +174,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	pc = this_cpu_ptr(s->pcpu);
 	/* By struct pid, not number: a reused PID is not the target. */
 	p = vmstack_proc_find(s, task_tgid(task));
+	if (!p)
+		p = vmstack_undescribed(s, task);
 	if (!p) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_OTHER, 1);
 		return;
@@ -177,6 +197,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	}
 
 	flags = vmstack_capture(s, p, pc, regs, &nr_kernel, &nr_user);
+	if (p == &s->undescribed)
+		flags |= VMSTACK_SF_UNDESCRIBED;
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))
 		vmstack_count(&pc->stats, VMSTACK_CS_A_TRUNCATED, 1);
 	if (flags & VMSTACK_SF_USER_FAULT)

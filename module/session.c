@@ -10,6 +10,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/build_bug.h>
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cred.h>
@@ -132,7 +133,8 @@ static int vmstack_task_event_make(struct vmstack_session *s,
 	}
 	vmstack_event_attr(s, &attr);
 	attr.inherit = 1;
-	attr.inherit_thread = 1;
+	/* Threads only, unless the session follows child processes too. */
+	attr.inherit_thread = !s->cfg.children;
 	ev = perf_event_create_kernel_counter(&attr, -1, task, vmstack_overflow, s);
 	threads = get_nr_threads(task);
 	put_task_struct(task);
@@ -365,6 +367,8 @@ static void vmstack_session_free(struct vmstack_session *s)
 	}
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
+	if (s->cgrp)
+		cgroup_put(s->cgrp);
 	kfree(s);
 }
 
@@ -527,6 +531,38 @@ static int vmstack_session_room(kuid_t uid, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/*
+ * The session's first target (none for ALL and CGROUP_FD), the cgroup,
+ * and how a process outside the set is read (ALL, CGROUP_FD, CHILDREN).
+ * CAP_PERFMON (checked before) is perf's right to sample every
+ * process's stacks; reading one that is not dumpable (a setuid program)
+ * takes the right to read any process, as a target's does.
+ */
+static int vmstack_session_targets(struct vmstack_session *s, struct sk_buff *skb,
+				   struct netlink_ext_ack *extack)
+{
+	struct cgroup *cgrp;
+	int err;
+
+	if (!s->cfg.all && !s->cfg.cgroup) {
+		err = vmstack_target_add(s, skb, s->cfg.pid, extack);
+		if (err || !s->cfg.children)
+			return err;
+	}
+	/* A child runs with its parent's credentials unless it runs setuid. */
+	s->undescribed.watch_dumpable = !netlink_capable(skb, CAP_SYS_ADMIN) &&
+					!netlink_capable(skb, CAP_SYS_PTRACE);
+	if (!s->cfg.cgroup)
+		return 0;
+	cgrp = cgroup_get_from_fd(s->cfg.cgroup_fd);
+	if (IS_ERR(cgrp)) {
+		NL_SET_ERR_MSG(extack, "CGROUP_FD is not a cgroup v2 directory");
+		return PTR_ERR(cgrp);
+	}
+	s->cgrp = cgrp;
+	return 0;
+}
+
 int vmstack_session_start(struct sk_buff *skb,
 			  const struct vmstack_session_cfg *cfg,
 			  struct netlink_ext_ack *extack,
@@ -564,7 +600,7 @@ int vmstack_session_start(struct sk_buff *skb,
 	s->owner = current_uid();
 	s->owner_files = current->files;
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	err = vmstack_target_add(s, skb, cfg->pid, extack);
+	err = vmstack_session_targets(s, skb, extack);
 	if (err)
 		goto err_free;
 	err = vmstack_max_sample_rate(&max_rate);

@@ -70,6 +70,10 @@ struct vmstack_session_cfg {
 	u32 ring_pages;
 	bool paused;
 	bool task_events;
+	bool all;		/* every process (3.5) */
+	bool cgroup;		/* the processes of cgroup_fd's cgroup (3.5) */
+	bool children;		/* TASK_EVENTS inherited by child processes (3.5) */
+	u32 cgroup_fd;
 };
 
 /*
@@ -138,6 +142,12 @@ struct vmstack_session {
 	DECLARE_HASHTABLE(procs, VMSTACK_PROC_HASH_BITS);
 	struct vmstack_proc *first;
 	u32 nr_procs;
+	/*
+	 * ALL or CGROUP_FD: what a process outside the set is walked with
+	 * (no rules, no VMs: frame pointers only), and the cgroup, if any.
+	 */
+	struct vmstack_proc undescribed;
+	struct cgroup *cgrp;
 	/* Unwind rules of all the set's processes (unwind_table.c). */
 	u64 uw_gen;				/* of the last set published */
 	u64 uw_bytes;

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "maps.h"
 #include "util.h"
@@ -9,14 +10,16 @@
 int vmstack_map_parse(char *line, struct vmstack_map *m)
 {
 	unsigned long long start, end, offset, inode;
+	unsigned int major, minor;
 	char perms[8];
 	int pos = 0;
 
 	memset(m, 0, sizeof(*m));
-	if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start, &end,
-		   perms, &offset, &inode, &pos) < 5 || !pos || end <= start ||
-	    strlen(perms) != 4)
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+		   perms, &offset, &major, &minor, &inode, &pos) < 7 || !pos ||
+	    end <= start || strlen(perms) != 4)
 		return -1;
+	m->dev = makedev(major, minor);
 	m->start = start;
 	m->end = end;
 	m->offset = offset;
@@ -30,7 +33,7 @@ int vmstack_map_parse(char *line, struct vmstack_map *m)
 static int same_map(const struct vmstack_map *a, const struct vmstack_map *b)
 {
 	return a->start == b->start && a->end == b->end &&
-	       a->offset == b->offset && a->inode == b->inode &&
+	       a->offset == b->offset && a->inode == b->inode && a->dev == b->dev &&
 	       !strcmp(a->perms, b->perms) && !strcmp(a->path, b->path);
 }
 

@@ -8,6 +8,7 @@
 
 struct vmstack_map {
 	uint64_t start, end, offset, inode;
+	uint64_t dev;		/* makedev(major, minor) of the file's device */
 	char perms[5];
 	char *path;		/* "" for anonymous memory */
 	void *symtab;		/* the symbolizer's, for this file */

@@ -30,9 +30,12 @@ void vmstack_profile_free(struct vmstack_profile *p)
 		free(p->maps[i].build_id);
 	}
 	free(p->maps);
-	for (i = 0; i < p->nprocs; i++)
+	for (i = 0; i < p->nprocs; i++) {
 		free(p->procs[i].comm);
+		free(p->procs[i].cgroup);
+	}
 	free(p->procs);
+	free(p->proc_slots);
 	for (i = 0; i < p->nslots; i++)
 		free(p->slots[i]);
 	free(p->frames);
@@ -173,23 +176,49 @@ static uint32_t named_frame(struct vmstack_profile *p, struct vmstack_symbolizer
 	return id;
 }
 
-const char *vmstack_profile_comm(const struct vmstack_profile *p, uint32_t pid)
+/* @pid's slot in the table of processes: its entry or the free one. */
+static size_t proc_slot(const struct vmstack_profile *p, uint32_t pid)
+{
+	size_t j = (pid * 0x9e3779b1u) & (p->nproc_slots - 1);
+
+	while (p->proc_slots[j] && p->procs[p->proc_slots[j] - 1].pid != pid)
+		j = (j + 1) & (p->nproc_slots - 1);
+	return j;
+}
+
+const struct vmstack_pproc *vmstack_profile_proc(const struct vmstack_profile *p, uint32_t pid)
+{
+	size_t j;
+
+	if (!p->nproc_slots)
+		return NULL;
+	j = proc_slot(p, pid);
+	return p->proc_slots[j] ? &p->procs[p->proc_slots[j] - 1] : NULL;
+}
+
+/*
+ * Process @pid is named @comm, in @cgroup (the first given stays). Found by
+ * hash: a whole-machine profile labels thousands of stacks of hundreds of
+ * processes.
+ */
+static void profile_proc(struct vmstack_profile *p, uint32_t pid, const char *comm,
+			 const char *cgroup)
 {
 	size_t i;
 
-	for (i = p->nprocs; i > 0; i--)
-		if (p->procs[i - 1].pid == pid)
-			return p->procs[i - 1].comm;
-	return NULL;
-}
-
-/* Process @pid is named @comm (the first name given stays). */
-static void profile_proc(struct vmstack_profile *p, uint32_t pid, const char *comm)
-{
-	if (!pid || vmstack_profile_comm(p, pid))
+	if (!pid || vmstack_profile_proc(p, pid))
 		return;
+	if (2 * (p->nprocs + 1) > p->nproc_slots) {
+		free(p->proc_slots);
+		p->nproc_slots = p->nproc_slots ? 2 * p->nproc_slots : 64;
+		p->proc_slots = xcalloc(p->nproc_slots, sizeof(*p->proc_slots));
+		for (i = 0; i < p->nprocs; i++)
+			p->proc_slots[proc_slot(p, p->procs[i].pid)] = i + 1;
+	}
 	p->procs = xrealloc(p->procs, (p->nprocs + 1) * sizeof(*p->procs));
-	p->procs[p->nprocs++] = (struct vmstack_pproc){ .pid = pid, .comm = xstrdup(comm) };
+	p->procs[p->nprocs++] = (struct vmstack_pproc){ .pid = pid, .comm = xstrdup(comm),
+		.cgroup = xstrdup(cgroup ? cgroup : "") };
+	p->proc_slots[proc_slot(p, pid)] = p->nprocs;
 }
 
 void vmstack_profile_name(struct vmstack_profile *p,
@@ -212,7 +241,7 @@ void vmstack_profile_name(struct vmstack_profile *p,
 		uint32_t n = 0, nl = 0, nk = 0, k;
 		size_t nn;
 
-		if (!s || (o->pid && s->pid != o->pid))
+		if (!s || (o->one_pid && s->pid != o->pid))
 			continue;
 		k = (uint32_t)snprintf(name, sizeof(name), "%s", o->comm);
 		if (o->root_pid && k < sizeof(name))
@@ -239,7 +268,7 @@ void vmstack_profile_name(struct vmstack_profile *p,
 		for (k = nk; k > 0; k--)
 			ids[n++] = leaf[k - 1];
 		vmstack_profile_add(p, ids, n, s->pid, s->tid, s->count);
-		profile_proc(p, s->pid, o->comm);
+		profile_proc(p, s->pid, o->comm, o->cgroup);
 	}
 	if (o->per_thread)
 		p->threads = o->threads;

@@ -47,6 +47,7 @@ struct vmstack_pstack {
 struct vmstack_pproc {
 	uint32_t pid;
 	char *comm;
+	char *cgroup;		/* "" if unknown */
 };
 
 struct vmstack_profile {
@@ -59,6 +60,7 @@ struct vmstack_profile {
 	size_t nmaps;
 	struct vmstack_pproc *procs;
 	size_t nprocs;
+	size_t *proc_slots, nproc_slots;	/* index + 1 by pid */
 	/* Thread names for stacks kept per thread; NULL: none. */
 	const struct vmstack_threads *threads;
 	uint64_t samples;
@@ -80,13 +82,15 @@ uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
  */
 void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 			 uint32_t n, uint32_t pid, uint32_t tid, uint64_t count);
-/* Process @pid's name, or NULL if the profile does not know it. */
-const char *vmstack_profile_comm(const struct vmstack_profile *p, uint32_t pid);
+/* Process @pid's name and cgroup, or NULL if the profile does not know it. */
+const struct vmstack_pproc *vmstack_profile_proc(const struct vmstack_profile *p, uint32_t pid);
 
 /* How stacks are named. */
 struct vmstack_name_opts {
 	const char *comm;	/* the process's name: the root frame */
-	uint32_t pid;		/* only this process's stacks; 0: all */
+	const char *cgroup;	/* its cgroup, for labels; NULL: unknown */
+	int one_pid;		/* only the stacks of process @pid (else all) */
+	uint32_t pid;
 	int root_pid;		/* root frame "COMM (PID)": stacks of several processes */
 	int per_thread;		/* root COMM/TID, stacks by thread */
 	const struct vmstack_threads *threads;	/* thread names, or NULL */

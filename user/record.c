@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,11 +47,16 @@
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
-	OPT_LINES, OPT_EVERY, OPT_KEEP,
+	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN,
 };
 
 static const struct cli_option options[] = {
 	{ "pid", 'p', "PID[,PID...]", "profile these running processes (a thread ID\nselects its process)" },
+	{ "all", 'a', NULL, "profile every process, kernel threads included\n(needs CAP_PERFMON or root)" },
+	{ "cgroup", OPT_CGROUP, "DIR", "profile the processes of a cgroup v2 directory and\n"
+	  "those below it, including ones started later\n(a path, or one under /sys/fs/cgroup)" },
+	{ "children", OPT_CHILDREN, NULL, "with a command: also the processes it starts, and\n"
+	  "theirs (recording ends when the command exits)" },
 	{ "freq", 'F', "HZ", "samples per second per CPU (default "
 	  XSTR(VMSTACK_DEFAULT_FREQ) ", max " XSTR(VMSTACK_MAX_FREQ) ")" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (default: until the target\nexits or Ctrl-C)" },
@@ -98,7 +105,7 @@ static void more_help(FILE *f)
 
 static const struct cli record_cli = {
 	.tool = TOOL,
-	.usage = "-p PID [options]\n[options] -- COMMAND [ARGS...]",
+	.usage = "-p PID[,PID...] [options]\n-a | --cgroup DIR [options]\n[options] -- COMMAND [ARGS...]",
 	.about = "Sample every thread of a process with vmstack.ko and write its stacks,\n"
 		 "native, kernel and VM frames merged: in collapsed form (root first,\n"
 		 "'a;b;c COUNT'), kernel frames marked _[k], VM frames _[vm], code a VM\n"
@@ -108,6 +115,8 @@ static const struct cli record_cli = {
 	.examples = "  " TOOL " -p 1234 -d 10 -o app.folded   10 s of process 1234\n"
 		    "  " TOOL " -p 1234 --every 60 --keep 1440 -o /var/lib/vmstack/\n"
 		    "                                 a pprof file a minute, a day of them\n"
+		    "  " TOOL " -a -F 19 --every 60 -o /var/lib/vmstack/\n"
+		    "                                 the whole machine, a pprof file a minute\n"
 		    "  " TOOL " --svg app.svg -- ./app          run ./app, draw its flame graph\n"
 		    "  " TOOL " -F 99 --per-thread -p 1234    low rate, one root per thread\n",
 	.footer = "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error.\n",
@@ -121,6 +130,9 @@ enum vm_mode { VM_NONE, VM_AUTO, VM_RUNTIME, VM_FILE };
 struct options {
 	int pids[MAX_PIDS];	/* -p, or the command's */
 	size_t npids;
+	int all;		/* -a */
+	int children;		/* --children */
+	const char *cgroup;	/* --cgroup */
 	char **cmd;
 	unsigned int freq, event, max_depth, ring_pages;
 	double duration;
@@ -164,6 +176,15 @@ static int set_option(void *arg, int key, const char *val)
 				return 0;
 			val = end + 1;
 		}
+	case 'a':
+		o->all = 1;
+		return 0;
+	case OPT_CGROUP:
+		o->cgroup = val;
+		return 0;
+	case OPT_CHILDREN:
+		o->children = 1;
+		return 0;
 	case 'F':
 		return cli_uint(val, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ, &o->freq) ?
 		       bad("-F takes 1.." XSTR(VMSTACK_MAX_FREQ) " Hz, not '%s'", val) : 0;
@@ -268,12 +289,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	if (first < argc)
 		o->cmd = argv + first;
-	if (!o->npids == !o->cmd) {
-		fprintf(stderr, TOOL ": give either -p PID or a command to run (see '" TOOL
-			" --help')\n");
+	if (!!o->npids + !!o->cmd + o->all + !!o->cgroup != 1) {
+		fprintf(stderr, TOOL ": give one of -p PID, -a, --cgroup DIR and a command to run (see '"
+			TOOL " --help')\n");
 		return -1;
 	}
-	if (o->npids > 1 && o->raw)
+	if (o->children && !o->cmd)
+		return bad("%s", "--children follows a command's children: give -- COMMAND");
+	if ((o->npids > 1 || o->all || o->cgroup || o->children) && o->raw)
 		return bad("%s", "--raw keeps one process: give one -p PID with it");
 	if (o->keep && !o->every)
 		return bad("%s", "--keep goes with --every");
@@ -327,6 +350,22 @@ struct recording {
 	int ring_broken;
 	struct vmstack_target *targets;	/* the processes sampled */
 	size_t ntargets, nexited;
+	/*
+	 * -a, --cgroup: processes join as their first samples come (a free
+	 * slot, pid -1, is reused once its process exited and its last
+	 * interval is written); at most @cap of them.
+	 */
+	int whole;			/* also --children */
+	size_t cap;
+	struct pollfd *pfd;		/* wait_targets' */
+	size_t *pfd_target;
+	uint64_t undescribed;		/* samples walked with frame pointers only */
+	size_t joined, not_described, untracked;
+	int command_exited;
+	/* Of processes started while recording: start to described (s). */
+	double boot_started;		/* sampling's start, CLOCK_BOOTTIME */
+	double *join_delay;
+	size_t njoin_delay, capjoin_delay;
 	struct vmstack_target *last;	/* of the last sample: most samples repeat it */
 	struct vmstack_stacks stacks;
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
@@ -349,7 +388,7 @@ struct recording {
 /* The module's name for a target: 0 for the first (every module knows it). */
 static uint32_t module_pid(const struct recording *r, const struct vmstack_target *t)
 {
-	return t == r->targets ? 0 : (uint32_t)t->pid;
+	return t == r->targets && !r->whole ? 0 : (uint32_t)t->pid;
 }
 
 static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
@@ -397,9 +436,103 @@ static void on_new_map(void *arg, struct vmstack_map *m)
 	struct vmstack_target *t = arg;
 	struct recording *r = t->owner;
 
+	/* Not in the module's set (-a: a kernel thread, or refused): names only. */
+	if (!t->described)
+		return;
 	vmstack_vm_attach_map(&t->vms, m);
 	if (r->o->cfi)
 		upload_unwind(r, t, m);
+}
+
+/* @t opened on @pid, with its VMs' callbacks; its mappings not read yet. */
+static void open_target(struct recording *r, struct vmstack_target *t, int pid)
+{
+	const struct options *o = r->o;
+
+	vmstack_target_open(t, pid, r);
+	t->described = 1;
+	t->vms = (struct vmstack_vm_attach){
+		.tool = TOOL, .pid = t->pid, .sym = t->sym, .add = vm_add, .arg = t,
+		.detect = o->vm == VM_AUTO || o->vm == VM_RUNTIME,
+		.only = o->vm == VM_RUNTIME ? o->vm_runtime : NULL,
+	};
+	vmstack_symbolizer_on_new_map(t->sym, on_new_map, t);
+}
+
+static double boottime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --stats: how long a process started meanwhile ran before it was described. */
+static void note_join_delay(struct recording *r, const struct vmstack_target *t)
+{
+	double started = t->described ? vmstack_target_started(t->pid) : -1;
+
+	if (started < r->boot_started || r->njoin_delay == 65536)
+		return;
+	if (r->njoin_delay == r->capjoin_delay) {
+		r->capjoin_delay = r->capjoin_delay ? 2 * r->capjoin_delay : 64;
+		r->join_delay = xrealloc(r->join_delay, r->capjoin_delay * sizeof(*r->join_delay));
+	}
+	r->join_delay[r->njoin_delay++] = boottime() - started;
+}
+
+/*
+ * -a, --cgroup: a process seen for the first time (its first samples were
+ * walked with frame pointers only) joins the module's set with its rules
+ * and VMs, so the next are merged. A kernel thread, or a process the
+ * module refuses, is named but not described. NULL when @cap are in use.
+ */
+static struct vmstack_target *join_target(struct recording *r, int pid)
+{
+	struct vmstack_target *t = NULL;
+	char msg[256];
+	size_t i;
+
+	for (i = 0; i < r->ntargets && !t; i++)
+		if (r->targets[i].pid < 0)
+			t = &r->targets[i];
+	if (!t && r->ntargets < r->cap)
+		t = &r->targets[r->ntargets++];
+	if (!t) {
+		r->untracked++;
+		return NULL;
+	}
+	open_target(r, t, pid);
+	t->described = pid > 0 && !vmstack_nl_target_add(r->nl, r->sess.fd, (uint32_t)pid,
+							  msg, sizeof(msg));
+	r->joined++;
+	r->not_described += !t->described;
+	t->refreshed = t->changed = now();
+	vmstack_symbolizer_refresh(t->sym);
+	if (t->described && r->o->vm == VM_AUTO)
+		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
+	note_join_delay(r, t);
+	return t;
+}
+
+/*
+ * -a, --cgroup: the targets that exited, once their last samples are
+ * named (an interval written): their slots are free for new processes.
+ */
+static void reap_targets(struct recording *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntargets; i++) {
+		struct vmstack_target *t = &r->targets[i];
+
+		if (t->pid < 0 || !t->exited)
+			continue;
+		if (r->last == t)
+			r->last = NULL;
+		vmstack_target_close(t);
+		r->nexited--;
+	}
 }
 
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
@@ -410,6 +543,7 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	struct vmstack_frame f;
 
 	vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
+	r->undescribed += !!(rec->hdr.flags & VMSTACK_SF_UNDESCRIBED);
 	if (r->o->raw)
 		vmstack_raw_append(&r->raw, rec);
 	/*
@@ -423,7 +557,9 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 		return;
 	t = r->last && r->last->pid == (int)rec->pid ? r->last :
 	    vmstack_target_find(r->targets, r->ntargets, (int)rec->pid);
-	/* The module samples only targets; a number it gave is one of them. */
+	/* Else the module samples only targets: a number it gave is one. */
+	if (!t && r->whole)
+		t = join_target(r, (int)rec->pid);
 	if (!t)
 		return;
 	r->last = t;
@@ -461,6 +597,13 @@ static void sum_counts(struct recording *r, struct vmstack_cpu_counts *sum,
 		memset(sum, 0, sizeof(*sum));
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The value below which a fraction q of the samples fall. */
 static uint64_t hist_quantile(const uint64_t *hist, double q)
 {
@@ -493,9 +636,17 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		r->uw_maps, r->uw_rows, r->uw_bytes, VMSTACK_CNT(c, UW_LOOKUPS),
 		VMSTACK_CNT(c, UW_LOOKUPS) ?
 		100.0 * VMSTACK_CNT(c, UW_HITS) / VMSTACK_CNT(c, UW_LOOKUPS) : 0.0);
+	if (r->njoin_delay) {
+		double *d = r->join_delay;
+		size_t n = r->njoin_delay;
+
+		qsort(d, n, sizeof(*d), cmp_double);
+		fprintf(stderr, TOOL ": %zu processes started while recording were described %.0f ms (median; max %.0f ms) after they started (1/%ld s steps)\n",
+			n, 1e3 * d[n / 2], 1e3 * d[n - 1], sysconf(_SC_CLK_TCK));
+	}
 	fprintf(stderr, TOOL ": events: %s; %" PRIu64 " interrupts taken, %" PRIu64
 		" of them in the target\n", r->sess.task_events ?
-		"one on the target, inherited by its threads" : "one per CPU, filtered by process",
+		(r->o->children ? "one on the command, inherited by its threads and child processes" : "one on the target, inherited by its threads") : "one per CPU, filtered by process",
 		VMSTACK_CNT(c, TAKEN) + VMSTACK_CNT(c, OTHER), VMSTACK_CNT(c, TAKEN));
 }
 
@@ -515,8 +666,13 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 		fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
 			r->stacks.samples, dropped, lost, r->stacks.n);
 	for (t = r->targets; t < r->targets + r->ntargets; t++) {
-		if (!t->vms.n)
+		if (t->pid < 0 || !t->vms.n)
 			continue;
+		/* A whole machine's list would not fit a line: a count. */
+		if (r->whole && r->ntargets > 8) {
+			vms++;
+			continue;
+		}
 		if (r->ntargets == 1)
 			fprintf(stderr, "; VM frames merged (%s)", t->vms.label);
 		else
@@ -524,6 +680,8 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 				t->comm, t->pid, t->vms.label);
 		vms++;
 	}
+	if (vms && r->whole && r->ntargets > 8)
+		fprintf(stderr, "; VM frames merged in %d processes", vms);
 	if (vms)
 		fprintf(stderr, "; %" PRIu64 " VM stacks cut by bad VM data",
 			VMSTACK_CNT(c, VM_ERRORS));
@@ -533,6 +691,11 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (VMSTACK_CNT(c, BUDGET))
 		fprintf(stderr, "; %" PRIu64 " by the read budget", VMSTACK_CNT(c, BUDGET));
 	fprintf(stderr, "\n");
+	if (r->whole)
+		fprintf(stderr, TOOL ": %zu processes seen, %zu of them not described (kernel threads, idle, refused), %zu beyond the %zu the recorder holds; %" PRIu64
+			" samples walked with frame pointers only (before their process was described, or never)\n",
+			r->joined + r->untracked, r->not_described, r->untracked, r->cap,
+			r->undescribed);
 	if (VMSTACK_CNT(c, THROTTLED))
 		fprintf(stderr, TOOL ": %" PRIu64 " of the lost samples were dropped because the handler took over %d%% of a CPU: lower -F or --max-depth\n",
 			VMSTACK_CNT(c, THROTTLED), VMSTACK_HANDLER_MAX_PERCENT);
@@ -569,8 +732,11 @@ static void name_profile(struct recording *r, struct vmstack_profile *p, uint64_
 	for (i = 0; i < r->ntargets; i++) {
 		const struct vmstack_target *t = &r->targets[i];
 
+		if (t->pid < 0)
+			continue;
 		vmstack_profile_name(p, &r->stacks, t->sym, &(struct vmstack_name_opts){
-			.comm = t->comm, .pid = (uint32_t)t->pid, .root_pid = r->ntargets > 1,
+			.comm = t->comm, .cgroup = t->cgroup, .one_pid = 1,
+			.pid = (uint32_t)t->pid, .root_pid = r->ntargets > 1 || r->whole,
 			.per_thread = o->per_thread, .threads = &r->threads,
 			.lines = o->lines });
 	}
@@ -604,6 +770,8 @@ static int write_interval(struct recording *r)
 	r->lost_before = VMSTACK_CNT(&c, DROPPED);
 	r->interval_start = at;
 	r->interval_wall = time(NULL);
+	if (r->whole)
+		reap_targets(r);
 	return err;
 }
 
@@ -629,26 +797,34 @@ static int write_output(struct recording *r, uint64_t lost)
  */
 static void wait_targets(struct recording *r, int ms)
 {
-	struct pollfd pfd[MAX_PIDS];
-	nfds_t n = 0;
+	nfds_t n = 0, j;
 	size_t i;
 
 	for (i = 0; i < r->ntargets; i++)
-		if (!r->targets[i].exited && r->targets[i].pidfd >= 0)
-			pfd[n++] = (struct pollfd){ .fd = r->targets[i].pidfd, .events = POLLIN };
+		if (!r->targets[i].exited && r->targets[i].pidfd >= 0) {
+			r->pfd_target[n] = i;
+			r->pfd[n++] = (struct pollfd){ .fd = r->targets[i].pidfd, .events = POLLIN };
+		}
 	if (n)
-		poll(pfd, n, ms);
+		poll(r->pfd, n, ms);
 	else
 		usleep((useconds_t)ms * 1000);
+	/* A readable pidfd: its process exited. Those without one: kill(pid, 0). */
+	for (j = 0; j < n; j++)
+		if (r->pfd[j].revents)
+			r->targets[r->pfd_target[j]].exited = 1;
 	for (i = 0; i < r->ntargets; i++) {
 		struct vmstack_target *t = &r->targets[i];
 		char msg[256];
 
-		if (t->exited || !vmstack_target_gone(t))
+		if (t->pid <= 0 || t->counted_exit ||
+		    !(t->exited || (t->pidfd < 0 && vmstack_target_gone(t))))
 			continue;
+		t->counted_exit = 1;
 		r->nexited++;
+		r->command_exited |= r->o->cmd && t == r->targets;
 		/* Its rules and VMs are freed now, not at the end (not the first: 3.3). */
-		if (t != r->targets)
+		if (t->described && module_pid(r, t))
 			vmstack_nl_target_del(r->nl, r->sess.fd, (uint32_t)t->pid, msg, sizeof(msg));
 	}
 }
@@ -663,15 +839,34 @@ static int refresh_target(struct recording *r, struct vmstack_target *t, double 
 {
 	double at = now();
 
-	if (t->exited || at - t->refreshed < (since_change < 0.5 ? 0.0 :
-					       t->maps_stale ? 0.05 : 1.0))
+	/*
+	 * -a, --cgroup: no reading of every process each second, only of
+	 * those whose samples or own new mappings ask for it.
+	 */
+	if (r->whole && at - t->changed >= 0.5 && !t->maps_stale)
+		return 0;
+	if (t->pid <= 0 || t->exited ||
+	    at - t->refreshed < (since_change < 0.5 ? 0.0 : t->maps_stale ? 0.05 : 1.0))
 		return 0;
 	t->refreshed = at;
 	t->maps_stale = 0;
-	if (r->o->vm == VM_AUTO)
+	if (r->o->vm == VM_AUTO && t->described)
 		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
 	vmstack_target_read_comm(t);
-	return vmstack_symbolizer_refresh(t->sym) > 0;
+	if (vmstack_symbolizer_refresh(t->sym) <= 0)
+		return 0;
+	t->changed = at;
+	return 1;
+}
+
+/* The targets exited: -p's all, a command (its children or not); never -a. */
+static int recording_done(const struct recording *r)
+{
+	if (r->o->all || r->o->cgroup)
+		return 0;
+	if (r->o->children)
+		return r->command_exited;
+	return r->nexited == r->ntargets;
 }
 
 /* Drain, refresh and report until the targets exit, time is up or Ctrl-C. */
@@ -693,7 +888,7 @@ static void record_loop(struct recording *r)
 	t0 = last_status = last_change = now();
 	/* Intervals and -d count from here (the first also holds the setup's samples). */
 	r->next_rotation = t0 + o->every;
-	while (!stop_requested && r->nexited < r->ntargets) {
+	while (!stop_requested && !recording_done(r)) {
 		int changed = 0;
 
 		/* Every 10 ms while a loader maps libraries (refresh_target). */
@@ -717,7 +912,8 @@ static void record_loop(struct recording *r)
 				r->next_rotation = r->interval_start + o->every;
 		}
 		for (i = 0; i < r->ntargets; i++)
-			changed |= refresh_target(r, &r->targets[i], now() - last_change);
+			changed |= refresh_target(r, &r->targets[i],
+						  now() - (r->whole ? r->targets[i].changed : last_change));
 		if (changed)
 			last_change = now();
 		if (show && now() - last_status >= 1.0) {
@@ -757,7 +953,7 @@ static int start_session(struct recording *r)
 {
 	const struct options *o = r->o;
 	struct vmstack_start_req req = {
-		.pid = (uint32_t)o->pids[0], .freq = o->freq, .event = o->event,
+		.pid = (uint32_t)o->pids[0], .all = o->all, .children = o->children, .freq = o->freq, .event = o->event,
 		.stacks = o->kernel ? VMSTACK_STACK_ALL : VMSTACK_STACK_USER,
 		.max_depth = o->max_depth, .ring_pages = o->ring_pages,
 		/* Unwind rules first, then samples. */
@@ -771,10 +967,23 @@ static int start_session(struct recording *r)
 		.task_events = o->cmd != NULL,
 	};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	char msg[256];
+	char msg[256], path[4096];
 	int err;
 
+	if (o->cgroup) {
+		/* A relative path is under the unified hierarchy's mount. */
+		snprintf(path, sizeof(path), "%s%s", o->cgroup[0] == '/' ? "" : "/sys/fs/cgroup/",
+			 o->cgroup);
+		req.cgroup = 1;
+		req.cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (req.cgroup_fd < 0) {
+			fprintf(stderr, TOOL ": cannot open cgroup %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
 	err = vmstack_nl_session_start(r->nl, &req, &r->sess, msg, sizeof(msg));
+	if (o->cgroup)
+		close(req.cgroup_fd);
 	if (err == -EPERM)
 		fprintf(stderr, TOOL ": permission denied: %s (run as root)\n", msg);
 	else if (err == -ESRCH)
@@ -799,24 +1008,44 @@ static int start_session(struct recording *r)
 	return 0;
 }
 
+/*
+ * -a, --cgroup: room for as many processes as the module takes, each with
+ * a pidfd: the soft limit on open files is raised to the hard one, and the
+ * processes beyond what it allows are named by number only (counted).
+ */
+static size_t whole_capacity(void)
+{
+	struct rlimit rl;
+	size_t cap = VMSTACK_MAX_TARGETS;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 256;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	/* Room for the files symbols are read from, and ours. */
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < cap + 512)
+		cap = rl.rlim_cur > 768 ? (size_t)rl.rlim_cur - 512 : 256;
+	return cap;
+}
+
 /* Each target's symbolizer, VMs and mappings; a command's maps come later. */
 static void open_targets(struct recording *r)
 {
 	const struct options *o = r->o;
 	size_t i;
 
-	r->ntargets = o->npids;
-	r->targets = xcalloc(r->ntargets, sizeof(*r->targets));
+	r->whole = o->all || o->cgroup || o->children;
+	/* --children: the command is the first, its children join. */
+	r->ntargets = o->all || o->cgroup ? 0 : o->npids;
+	r->cap = r->whole ? whole_capacity() : o->npids;
+	r->targets = xcalloc(r->cap, sizeof(*r->targets));
+	r->pfd = xcalloc(r->cap, sizeof(*r->pfd));
+	r->pfd_target = xcalloc(r->cap, sizeof(*r->pfd_target));
 	for (i = 0; i < r->ntargets; i++) {
 		struct vmstack_target *t = &r->targets[i];
 
-		vmstack_target_open(t, o->pids[i], r);
-		t->vms = (struct vmstack_vm_attach){
-			.tool = TOOL, .pid = t->pid, .sym = t->sym, .add = vm_add, .arg = t,
-			.detect = o->vm == VM_AUTO || o->vm == VM_RUNTIME,
-			.only = o->vm == VM_RUNTIME ? o->vm_runtime : NULL,
-		};
-		vmstack_symbolizer_on_new_map(t->sym, on_new_map, t);
+		open_target(r, t, o->pids[i]);
 		if (!o->cmd)
 			vmstack_symbolizer_refresh(t->sym);
 	}
@@ -898,6 +1127,7 @@ int main(int argc, char **argv)
 	}
 	started = r.interval_start = now();
 	r.interval_wall = time(NULL);
+	r.boot_started = boottime();
 	if (o.cmd) {
 		err = vmstack_command_release(&cmd);
 		if (err) {
@@ -910,7 +1140,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < r.ntargets; i++) {
 		struct vmstack_target *t = &r.targets[i];
 
-		t->refreshed = now();
+		/* A command's exec and loader come next: read often for a while. */
+		t->refreshed = t->changed = now();
 		vmstack_symbolizer_refresh(t->sym);
 		if (o.vm == VM_AUTO)
 			vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
@@ -923,7 +1154,8 @@ int main(int argc, char **argv)
 	drain(&r);
 	sum_counts(&r, &c, hist);
 	for (i = 0; i < r.ntargets; i++)
-		vmstack_symbolizer_load_perf_map(r.targets[i].sym);
+		if (r.targets[i].pid >= 0)
+			vmstack_symbolizer_load_perf_map(r.targets[i].sym);
 	err = o.every ? write_interval(&r) : write_output(&r, VMSTACK_CNT(&c, DROPPED));
 	if (o.raw && write_raw(&r, &c))
 		err = -1;
@@ -944,6 +1176,9 @@ out:
 	for (i = 0; i < r.ntargets; i++)
 		vmstack_target_close(&r.targets[i]);
 	free(r.targets);
+	free(r.pfd);
+	free(r.pfd_target);
+	free(r.join_delay);
 	if (r.stacks.slots)
 		vmstack_stacks_free(&r.stacks);
 	free(r.raw.data);

@@ -360,10 +360,56 @@ void vmstack_symtab_free(struct vmstack_symtab *t)
 
 /* ---- the symbolizer of one process ---- */
 
+/*
+ * A file's symbols and unwind rows, shared by every symbolizer (process)
+ * that maps it: a whole-machine recording reads libc once, not once per
+ * process. Held by reference; freed with its last symbolizer.
+ */
 struct vmstack_file {
-	char *key;		/* "inode:path" */
+	char *key;		/* "dev:inode:path" */
+	unsigned int refs;
 	struct vmstack_symtab tab;
 };
+
+static struct {
+	struct vmstack_file **v;
+	size_t n, cap;
+} shared_files;
+
+/* The kernel's symbols: one table for every process. */
+static struct vmstack_symtab kernel_tab = { .fd = -1 };
+static int kernel_tried;
+
+static struct vmstack_file *shared_file_find(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < shared_files.n; i++)
+		if (!strcmp(shared_files.v[i]->key, key))
+			return shared_files.v[i];
+	return NULL;
+}
+
+static void shared_file_put(struct vmstack_file *f)
+{
+	size_t i;
+
+	if (--f->refs)
+		return;
+	for (i = 0; i < shared_files.n; i++)
+		if (shared_files.v[i] == f) {
+			shared_files.v[i] = shared_files.v[--shared_files.n];
+			break;
+		}
+	if (!shared_files.n) {
+		free(shared_files.v);
+		shared_files.v = NULL;
+		shared_files.cap = 0;
+	}
+	vmstack_symtab_free(&f->tab);
+	free(f->key);
+	free(f);
+}
 
 /* A native address's frames with lines, by file and link-time address. */
 struct line_entry {
@@ -392,8 +438,8 @@ struct vmstack_symbolizer {
 	 */
 	struct vmstack_file **files;
 	size_t nfiles, capfiles;
-	struct vmstack_symtab vdso, kernel, perf_map;
-	int vdso_tried, kernel_tried;
+	struct vmstack_symtab vdso, perf_map;
+	int vdso_tried;
 	vmstack_new_map_fn on_new_map;
 	void *on_new_map_arg;
 	struct vmstack_vm_namer vm_namer[VMSTACK_VM_MAX];
@@ -535,14 +581,15 @@ struct vmstack_symbolizer *vmstack_symbolizer_new(int pid)
 	struct vmstack_symbolizer *s = xcalloc(1, sizeof(*s));
 
 	s->pid = pid;
-	s->vdso.fd = s->kernel.fd = s->perf_map.fd = -1;
+	s->vdso.fd = s->perf_map.fd = -1;
 	return s;
 }
 
 /*
- * Symbol tables are cached per file (inode and path), so a library mapped
- * several times, or seen again after a refresh, is read once. With @load
- * 0, only a file read before is returned (else NULL).
+ * Symbol tables are cached per file (device, inode and path), so a library
+ * mapped several times, seen again after a refresh or mapped by another
+ * process, is read once. With @load 0, only a file this symbolizer read
+ * before is returned (else NULL).
  */
 static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 					  const struct vmstack_map *m, int load)
@@ -552,7 +599,7 @@ static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 	size_t i;
 	int fd;
 
-	snprintf(key, sizeof(key), "%" PRIu64 ":%s", m->inode, m->path);
+	snprintf(key, sizeof(key), "%" PRIu64 ":%" PRIu64 ":%s", m->dev, m->inode, m->path);
 	for (i = 0; i < s->nfiles; i++)
 		if (!strcmp(s->files[i]->key, key))
 			return &s->files[i]->tab;
@@ -562,7 +609,19 @@ static struct vmstack_symtab *file_symtab(struct vmstack_symbolizer *s,
 		s->capfiles = s->capfiles ? 2 * s->capfiles : 32;
 		s->files = xrealloc(s->files, s->capfiles * sizeof(*s->files));
 	}
+	f = shared_file_find(key);
+	if (f) {
+		f->refs++;
+		s->files[s->nfiles++] = f;
+		return &f->tab;
+	}
+	if (shared_files.n == shared_files.cap) {
+		shared_files.cap = shared_files.cap ? 2 * shared_files.cap : 32;
+		shared_files.v = xrealloc(shared_files.v, shared_files.cap * sizeof(*shared_files.v));
+	}
 	f = xcalloc(1, sizeof(*f));
+	f->refs = 1;
+	shared_files.v[shared_files.n++] = f;
 	s->files[s->nfiles++] = f;
 	f->key = xstrdup(key);
 	f->tab.fd = -1;
@@ -709,6 +768,7 @@ void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path)
 	if (!realpath(path, real) || stat(real, &st))
 		return;
 	m.inode = st.st_ino;
+	m.dev = st.st_dev;
 	m.path = real;
 	tab = file_symtab(s, &m, 1);
 	vmstack_symtab_cfi(tab);
@@ -885,12 +945,13 @@ const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
 	uint64_t pc = ret ? addr - 1 : addr;
 	const struct vmstack_sym *sym;
 
-	if (!s->kernel_tried) {
-		s->kernel_tried = 1;
-		if (vmstack_symtab_load_kallsyms(&s->kernel, "/proc/kallsyms"))
-			s->kernel.loaded = 0;
+	(void)s;
+	if (!kernel_tried) {
+		kernel_tried = 1;
+		if (vmstack_symtab_load_kallsyms(&kernel_tab, "/proc/kallsyms"))
+			kernel_tab.loaded = 0;
 	}
-	sym = s->kernel.loaded ? vmstack_symtab_find(&s->kernel, pc) : NULL;
+	sym = kernel_tab.loaded ? vmstack_symtab_find(&kernel_tab, pc) : NULL;
 	snprintf(buf, len, "%s", sym ? sym->name : "[kernel]");
 	return buf;
 }
@@ -918,15 +979,11 @@ void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nfiles; i++) {
-		vmstack_symtab_free(&s->files[i]->tab);
-		free(s->files[i]->key);
-		free(s->files[i]);
-	}
+	for (i = 0; i < s->nfiles; i++)
+		shared_file_put(s->files[i]);
 	free(s->files);
 	vmstack_maps_free(&s->maps);
 	vmstack_symtab_free(&s->vdso);
-	vmstack_symtab_free(&s->kernel);
 	vmstack_symtab_free(&s->perf_map);
 	for (i = 0; i < s->vm_nslots; i++)
 		free(s->vm_names[i].name);

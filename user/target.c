@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbols.h"
@@ -25,14 +26,45 @@ void vmstack_target_read_comm(struct vmstack_target *t)
 	fclose(f);
 }
 
+/* The unified hierarchy's line of /proc/PID/cgroup: "0::/PATH". */
+static void read_cgroup(struct vmstack_target *t)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", t->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			size_t n = strcspn(line + 3, "\n");
+
+			/* Longer paths are cut (a label, not a name to open). */
+			n = n < sizeof(t->cgroup) - 1 ? n : sizeof(t->cgroup) - 1;
+			memcpy(t->cgroup, line + 3, n);
+			t->cgroup[n] = 0;
+			break;
+		}
+	fclose(f);
+}
+
 void vmstack_target_open(struct vmstack_target *t, int pid, void *owner)
 {
 	*t = (struct vmstack_target){ .pid = pid, .owner = owner, .comm = "?" };
+	/* Samples of idle CPUs, and of processes outside our PID namespace. */
+	if (!pid) {
+		snprintf(t->comm, sizeof(t->comm), "swapper");
+		t->pidfd = -1;
+		t->sym = vmstack_symbolizer_new(0);
+		return;
+	}
 	/* A pidfd says when it exits; without one (old kernel), kill(pid, 0). */
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	t->sym = vmstack_symbolizer_new(pid);
 	snprintf(t->vm_file, sizeof(t->vm_file), "/tmp/vmstack-%d.vm", pid);
 	vmstack_target_read_comm(t);
+	read_cgroup(t);
 }
 
 void vmstack_target_close(struct vmstack_target *t)
@@ -42,13 +74,14 @@ void vmstack_target_close(struct vmstack_target *t)
 	vmstack_symbolizer_free(t->sym);
 	t->sym = NULL;
 	t->pidfd = -1;
+	t->pid = -1;
 }
 
 int vmstack_target_gone(struct vmstack_target *t)
 {
 	struct pollfd pfd = { .fd = t->pidfd, .events = POLLIN };
 
-	if (!t->exited)
+	if (!t->exited && t->pid > 0)
 		t->exited = t->pidfd >= 0 ? poll(&pfd, 1, 0) > 0 :
 			    kill(t->pid, 0) && errno == ESRCH;
 	return t->exited;
@@ -63,4 +96,26 @@ struct vmstack_target *vmstack_target_find(struct vmstack_target *t, size_t n, i
 		if (t[i].pid == pid)
 			return &t[i];
 	return NULL;
+}
+
+double vmstack_target_started(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* After the name, which may hold spaces and parentheses: field 22. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &ticks) != 1)
+		return -1;
+	return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }

@@ -19,16 +19,20 @@ struct vmstack_target {
 	int pid;
 	int pidfd;		/* -1: none (watched with kill(pid, 0)) */
 	char comm[64];
+	char cgroup[256];	/* its cgroup v2 path ("" if none), as /proc says */
 	int exited;
+	int counted_exit;	/* the recording has seen it exit */
+	int described;		/* the module has its rules and VMs (-a: may not) */
 	int maps_stale;		/* a sample ran in a mapping not read yet */
 	double refreshed;	/* when its mappings were last read (CLOCK_MONOTONIC s) */
+	double changed;		/* when a read last found a new mapping */
 	struct vmstack_symbolizer *sym;
 	struct vmstack_vm_attach vms;
 	char vm_file[64];	/* what it registers with libvmstack */
 	void *owner;		/* the recording, for callbacks */
 };
 
-/* Open @t on process @pid (pidfd, symbolizer, name). */
+/* Open @t on process @pid (pidfd, symbolizer, name, cgroup). */
 void vmstack_target_open(struct vmstack_target *t, int pid, void *owner);
 void vmstack_target_close(struct vmstack_target *t);
 /* Read the process's name again (it changes at exec). */
@@ -36,7 +40,10 @@ void vmstack_target_read_comm(struct vmstack_target *t);
 /* Did it exit? Looks without waiting. */
 int vmstack_target_gone(struct vmstack_target *t);
 
-/* The target of process @pid among @n, or NULL. */
+/* When process @pid started, in CLOCK_BOOTTIME seconds (1/CLK_TCK steps), or -1. */
+double vmstack_target_started(int pid);
+
+/* The target of process @pid among @n (closed ones skipped), or NULL. */
 struct vmstack_target *vmstack_target_find(struct vmstack_target *t, size_t n, int pid);
 
 #endif

@@ -295,16 +295,25 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 	if (!msg)
 		return -ENOMEM;
 	out->fd = -1;
+	if ((r->all || r->cgroup || r->children) && nl->module_minor < 5) {
+		nlmsg_free(msg);
+		snprintf(err_msg, len,
+			 "the loaded vmstack.ko is older than ABI 3.5: no sessions over every process, a cgroup or a command's children");
+		return -EOPNOTSUPP;
+	}
 	/* A 3.2 module does not know the flag: one event per CPU, as before. */
 	out->task_events = r->task_events && nl->module_minor >= 3;
-	if (nla_put_u32(msg, VMSTACK_A_PID, r->pid) ||
+	if ((r->all ? nla_put_flag(msg, VMSTACK_A_ALL) :
+	     r->cgroup ? nla_put_u32(msg, VMSTACK_A_CGROUP_FD, (uint32_t)r->cgroup_fd) :
+	     nla_put_u32(msg, VMSTACK_A_PID, r->pid)) ||
 	    nla_put_u32(msg, VMSTACK_A_FREQ, r->freq) ||
 	    nla_put_u32(msg, VMSTACK_A_EVENT, r->event) ||
 	    nla_put_u32(msg, VMSTACK_A_STACKS, r->stacks) ||
 	    nla_put_u32(msg, VMSTACK_A_MAX_DEPTH, r->max_depth) ||
 	    nla_put_u32(msg, VMSTACK_A_RING_PAGES, r->ring_pages) ||
 	    (r->paused && nla_put_flag(msg, VMSTACK_A_PAUSED)) ||
-	    (out->task_events && nla_put_flag(msg, VMSTACK_A_TASK_EVENTS))) {
+	    (out->task_events && nla_put_flag(msg, VMSTACK_A_TASK_EVENTS)) ||
+	    (r->children && nla_put_flag(msg, VMSTACK_A_CHILDREN))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

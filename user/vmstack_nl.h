@@ -25,6 +25,11 @@ struct vmstack_start_req {
 	int paused;
 	/* The target is one thread held from cloning: one event it passes on. */
 	int task_events;
+	/* 3.5, instead of @pid: every process, or a cgroup's (a directory fd). */
+	int all;
+	int children;		/* with task_events: child processes too */
+	int cgroup;		/* cgroup_fd is the cgroup's */
+	int cgroup_fd;
 };
 
 struct vmstack_started {

@@ -11,8 +11,9 @@ expect() {  # expect RC PATTERN CMD...
 }
 expect 1 "no process with PID" vmstack-record -p 999999 -d 1
 expect 1 "kernel thread" vmstack-record -p 2 -d 1
-expect 2 "give either -p PID or a command" vmstack-record
+expect 2 "give one of -p PID, -a, --cgroup DIR and a command" vmstack-record
 expect 2 "-F takes" vmstack-record -F 0 -p 1
+expect 2 "--children follows a command" vmstack-record --children -p 1
 expect 2 "ring-pages takes a power of 2" vmstack-record --ring-pages 6 -p 1
 expect 2 "unknown format" vmstack-record --format nope -p 1
 expect 1 "cannot run" vmstack-record -q -o /dev/null -- /nonexistent/cmd

@@ -24,7 +24,8 @@ if ! make -C "$repo" install DESTDIR="$dest" PREFIX=/usr >"$work/make.log" 2>&1;
 	exit 1
 fi
 
-want="etc/systemd/system/vmstack-record@.service
+want="etc/systemd/system/vmstack-record.service
+etc/systemd/system/vmstack-record@.service
 usr/bin/vmstack
 usr/bin/vmstack-flamegraph
 usr/bin/vmstack-record
@@ -111,17 +112,24 @@ else
 	result FAIL library
 fi
 
-# The service unit names the installed recorder, and systemd reads it
-# without a complaint (an instance bound to a stand-in service).
+# The service units name the installed recorder, and systemd reads them
+# without a complaint (the per-service one as an instance bound to a
+# stand-in service).
 unit=$dest/etc/systemd/system/vmstack-record@.service
 why=""
-grep -q "exec /usr/bin/vmstack-record " "$unit" || why="# the unit does not run /usr/bin/vmstack-record"
+grep -q "exec /usr/bin/vmstack-record .*--cgroup" "$unit" || why="# the unit does not run /usr/bin/vmstack-record --cgroup"
+grep -q "^ExecStart=/usr/bin/vmstack-record .* -a " "${unit%@.service}.service" ||
+	why="$why
+# the whole-machine unit does not run /usr/bin/vmstack-record -a"
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$work/units"
 	printf '[Service]\nExecStart=/bin/true\n' >"$work/units/stand-in.service"
 	cp "$unit" "$work/units/vmstack-record@stand-in.service"
+	# Its command is checked as a path: the one installed under $dest.
+	sed "s|=/usr/bin/|=$dest/usr/bin/|" "${unit%@.service}.service" >"$work/units/vmstack-record.service"
 	said=$(cd "$work/units" && SYSTEMD_UNIT_PATH="$work/units:" \
-		systemd-analyze verify --man=no ./vmstack-record@stand-in.service 2>&1) ||
+		systemd-analyze verify --man=no ./vmstack-record@stand-in.service \
+		./vmstack-record.service 2>&1) ||
 		why="$why
 # systemd-analyze verify failed"
 	[ -z "$said" ] || why="$why

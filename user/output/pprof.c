@@ -298,6 +298,7 @@ static void id_labels(struct writer *w, const char *key, uint32_t num,
 
 static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t period)
 {
+	const struct vmstack_pproc *proc;
 	const struct vmstack_pstack *s;
 	size_t i;
 	uint32_t k;
@@ -314,8 +315,15 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 		if (period)
 			pb_varint(&w->sub, s->count * period);
 		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
+		proc = s->pid ? vmstack_profile_proc(p, s->pid) : NULL;
 		if (s->pid)
-			id_labels(w, "pid", s->pid, "comm", vmstack_profile_comm(p, s->pid));
+			id_labels(w, "pid", s->pid, "comm", proc ? proc->comm : NULL);
+		/* For a collector to slice by service. */
+		if (proc && *proc->cgroup) {
+			pb_uint(&w->sub, LABEL_KEY, str(w, "cgroup"));
+			pb_uint(&w->sub, LABEL_STR, str(w, proc->cgroup));
+			pb_msg(&w->msg, SAMPLE_LABEL, &w->sub);
+		}
 		if (p->threads && s->tid)
 			id_labels(w, "thread", s->tid, "thread_name",
 				  vmstack_threads_name(p->threads, s->tid));

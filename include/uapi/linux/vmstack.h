@@ -49,6 +49,12 @@
  *   3.4  A session's target is a set of processes: TARGET_ADD and
  *        TARGET_DEL; UNWIND_ADD and VM_ADD take PID (which process's; the
  *        first target when left out); rule limits are over the whole set.
+ *   3.5  Whole-machine sessions: ALL (every process, kernel threads
+ *        included) or CGROUP_FD (a cgroup v2 directory and those below it)
+ *        in SESSION_START instead of PID; CHILDREN with TASK_EVENTS (the
+ *        event is inherited by child processes too); sample flag
+ *        UNDESCRIBED (a process outside the target set: frame pointers
+ *        only, no VM).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -58,7 +64,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	4
+#define VMSTACK_ABI_MINOR	5
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -107,8 +113,17 @@
  * and saved uids and gids all the caller's real ones and the target
  * dumpable. Capabilities count in the initial user namespace only, for
  * the socket's opener and the caller alike.
- *   request: PID (required; in the caller's PID namespace; a thread ID
- *            selects its whole process), FREQ, EVENT, STACKS, MAX_DEPTH,
+ *   request: PID (in the caller's PID namespace; a thread ID selects its
+ *            whole process), or ALL (flag, 3.5), or CGROUP_FD (u32, 3.5: a
+ *            descriptor of a cgroup v2 directory in the caller's table):
+ *            exactly one of the three. With ALL or CGROUP_FD, every process
+ *            that runs (in the cgroup or one below it) is sampled, the target
+ *            set starts empty (TARGET_ADD describes a process: its rules and
+ *            VMs), and a process outside the set is walked with frame
+ *            pointers only (sample flag UNDESCRIBED); a kernel thread has
+ *            kernel frames only. Its user stack is not read while it is not
+ *            dumpable unless the caller has CAP_SYS_PTRACE or CAP_SYS_ADMIN.
+ *            FREQ, EVENT, STACKS, MAX_DEPTH,
  *            RING_PAGES (VMSTACK_DEFAULT_* when left out), PAUSED (flag:
  *            sample only after SESSION_RESUME, so unwind rules can be
  *            uploaded first), TASK_EVENTS (flag, 3.3: sample through one
@@ -119,7 +134,11 @@
  *            target from cloning until the reply (a command held before
  *            exec): a thread made meanwhile may go unsampled. Inherited
  *            events start in the state the first one has when the thread
- *            is made, so resume before the target runs)
+ *            is made, so resume before the target runs), CHILDREN (flag,
+ *            3.5, with TASK_EVENTS: the event is inherited by the
+ *            processes the target starts, and theirs; a process not in
+ *            the set is walked as with ALL, and TARGET_ADD may describe
+ *            it)
  *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES, FREQ (the rate
  *            granted: at most kernel.perf_event_max_sample_rate)
  *   The session lives as long as its file does: SESSION_FD and the rings
@@ -146,7 +165,7 @@
  *   request: SESSION_FD
  *   Stops sampling; the rings stay readable.
  *
- * VMSTACK_CMD_TARGET_ADD (3.4): not in a TASK_EVENTS session
+ * VMSTACK_CMD_TARGET_ADD (3.4): not in a TASK_EVENTS session without CHILDREN
  *   request: SESSION_FD, PID (required; in the caller's PID namespace)
  *   Adds the process to the session's targets, with the same right to
  *   read it that SESSION_START's target needs. It has its own unwind
@@ -231,6 +250,9 @@ enum vmstack_attr {
 	VMSTACK_A_COUNTERS,		/* nested, VMSTACK_CS_A_<counter>... */
 	VMSTACK_A_CPU_STATS,		/* nested, VMSTACK_CS_A_* (stats dump) */
 	VMSTACK_A_TASK_EVENTS,		/* flag (3.3) */
+	VMSTACK_A_ALL,			/* flag (3.5) */
+	VMSTACK_A_CGROUP_FD,		/* u32 (3.5) */
+	VMSTACK_A_CHILDREN,		/* flag (3.5) */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
@@ -710,6 +732,7 @@ static inline __u64 vmstack_vmw_value(__u64 word)
 #define VMSTACK_SF_VM_BROKEN	(1U << 6)	/* bad VM data cut the VM part */
 #define VMSTACK_SF_BUDGET	(1U << 7)	/* the read budget cut the user stack */
 #define VMSTACK_SF_NO_USER	(1U << 8)	/* user stack not read (not dumpable, 32-bit) */
+#define VMSTACK_SF_UNDESCRIBED	(1U << 9)	/* 3.5: not in the set: frame pointers only */
 
 struct vmstack_rec_hdr {
 	__u16 type;		/* enum vmstack_rec_type */

@@ -1,0 +1,134 @@
+# Whole-machine sessions (-a, --cgroup): every process that runs is
+# sampled; the recorder describes each as its first samples arrive (its
+# unwind rules and VMs reach the module), so a native program, LuaJIT,
+# Lua 5.4 and CPython 3.11 all show their VM frames merged, including one
+# that starts while recording, while short processes come and go. A
+# cgroup session samples only its cgroup's processes (a later one too)
+# and labels pprof samples with it. Then continuous: -a --every over a
+# minute of churn, every profile read by go tool pprof, memory flat.
+. tests/guest/lib.sh
+cd "$VMSTACK_REPO" || exit 1
+out=/tmp/whole.folded
+# The workloads outlive the test (its parts take ~90 s); cleanup ends them.
+secs=$((400 * scale))
+build/workloads/calltree $((2 * secs)) &
+c=$!
+luajit -joff tests/workloads/lua/work.lua $((2 * secs)) >/dev/null &
+l=$!
+lua5.4 tests/workloads/lua/known54.lua $((2 * secs)) &
+u=$!
+/usr/bin/python3.11 tests/workloads/python/known.py $((2 * secs)) split 2>/dev/null &
+y=$!
+# Churn: a short shell process after another, for the whole test.
+(
+	end=$((SECONDS + secs))
+	while [ $SECONDS -lt $end ]; do
+		sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i + 1)); done'
+	done
+) &
+ch=$!
+cleanup() { kill $c $l $u $y $ch 2>/dev/null; wait 2>/dev/null; }
+sleep 1
+
+# Usage: one kind of target.
+vmstack-record -a -p $c -d 1 -o /dev/null 2>/tmp/u.err
+[ $? -eq 2 ] || { cleanup; fail "-a with -p was not a usage error"; }
+vmstack-record -a --raw /tmp/x.raw -d 1 -o /dev/null 2>/tmp/u.err
+[ $? -eq 2 ] || { cleanup; fail "-a with --raw was not a usage error"; }
+vmstack-record --cgroup /nonexistent -d 1 -o /dev/null 2>/tmp/u.err
+[ $? -eq 1 ] && grep -q "cannot open cgroup /nonexistent" /tmp/u.err ||
+	{ cat /tmp/u.err; cleanup; fail "--cgroup of no directory: no clear error"; }
+vmstack-record --cgroup /tmp -d 1 -o /dev/null 2>/tmp/u.err
+[ $? -eq 1 ] && grep -q "not a cgroup v2 directory" /tmp/u.err ||
+	{ cat /tmp/u.err; cleanup; fail "--cgroup of a plain directory: no clear error"; }
+
+# -a: a LuaJIT that starts 2 s into the recording is described and merged.
+(sleep $((2 * scale)); exec luajit -joff tests/workloads/lua/work.lua $((4 * scale)) >/dev/null) &
+late=$!
+vmstack-record -a --stats -F 199 -d $((8 * scale)) -o $out 2>/tmp/whole.err ||
+	{ cat /tmp/whole.err; cleanup; fail "vmstack-record -a failed"; }
+wait $late
+cat /tmp/whole.err
+cp $out /tmp/whole.err "$VMSTACK_RESULTS/"
+of() { grep -E -- "$1" $out | awk '{s+=$NF} END {print s+0}'; }
+total=$(of '')
+nc=$(of "^calltree \\($c\\);")
+nl=$(of "^luajit \\($l\\);")
+nu=$(of "^lua5.4 \\($u\\);")
+ny=$(of "^python3.11 \\($y\\);")
+nlate=$(of "^luajit \\($late\\);")
+roots=$(sed 's/;.*//' $out | sort -u | wc -l)
+note "-a: $total samples under $roots roots: calltree $nc, luajit $nl, lua5.4 $nu, python3.11 $ny, late luajit $nlate"
+sed 's/ ([0-9]*);.*//' $out | sort | uniq -c | sort -nr | head -12
+for n in $nc $nl $nu $ny $nlate; do
+	[ "$n" -gt 100 ] || { cleanup; fail "a process has too few samples ($nc/$nl/$nu/$ny/$nlate)"; }
+done
+[ "$roots" -ge 6 ] || { cleanup; fail "only $roots processes in a whole-machine profile"; }
+hot=$(of "^calltree \\($c\\);(.*;)?main;run;hot_three;spin(;[^;]*_\\[k\\])* ")
+cold=$(of "^calltree \\($c\\);(.*;)?main;run;cold_one;spin(;[^;]*_\\[k\\])* ")
+lj=$(of "^luajit \\($l\\);.*work\\.lua:[0-9]+_\\[vm\\]")
+lu=$(of "^lua5.4 \\($u\\);.*known54\\.lua:[0-9]+_\\[vm\\]")
+py=$(of "^python3.11 \\($y\\);.*known\\.py:[0-9]+\\)_\\[vm\\]")
+lt=$(of "^luajit \\($late\\);.*work\\.lua:[0-9]+_\\[vm\\]")
+note "calltree hot/cold $hot/$cold; VM frames: luajit $lj/$nl, lua5.4 $lu/$nu, python3.11 $py/$ny, late luajit $lt/$nlate"
+awk -v h="$hot" -v c="$cold" 'BEGIN {exit !(c > 0 && h / c > 2.4 && h / c < 3.75)}' ||
+	{ cleanup; fail "calltree's hot/cold ratio is not about 3"; }
+for p in "$lj $nl" "$lu $nu" "$py $ny" "$lt $nlate"; do
+	set -- $p
+	[ $((100 * $1 / $2)) -ge 85 ] || { cleanup; fail "VM frames in under 85% of a VM's samples ($1 of $2)"; }
+done
+grep -q "processes seen" /tmp/whole.err && grep -q "described [0-9]* ms (median" /tmp/whole.err ||
+	{ cleanup; fail "the summary does not count processes and their description time"; }
+
+# --cgroup: only the cgroup's processes, one started later included.
+cg=/sys/fs/cgroup
+mountpoint -q $cg || mount -t cgroup2 none $cg || { cleanup; fail "cannot mount cgroup2"; }
+mkdir -p $cg/vmstest
+echo $l >$cg/vmstest/cgroup.procs || { cleanup; fail "cannot move luajit into the cgroup"; }
+(sleep $scale; echo $BASHPID >$cg/vmstest/cgroup.procs; exec build/workloads/calltree $((3 * scale))) &
+incg=$!
+vmstack-record --cgroup vmstest -F 199 -d $((4 * scale)) -o /tmp/cg.pb.gz 2>/tmp/cg.err ||
+	{ cat /tmp/cg.err; cleanup; fail "vmstack-record --cgroup failed"; }
+wait $incg
+cat /tmp/cg.err
+go tool pprof -raw /tmp/cg.pb.gz >/tmp/cg.raw.txt 2>&1
+cp /tmp/cg.pb.gz /tmp/cg.raw.txt "$VMSTACK_RESULTS/"
+pids=$(grep -o 'pid:\[[0-9]*\]' /tmp/cg.raw.txt | sort -u | tr '\n' ' ')
+note "--cgroup vmstest: pids $pids (luajit $l, calltree started in it $incg)"
+[ "$(grep -o 'pid:\[[0-9]*\]' /tmp/cg.raw.txt | sort -u | wc -l)" -eq 2 ] &&
+	grep -q "pid:\[$l\]" /tmp/cg.raw.txt && grep -q "pid:\[$incg\]" /tmp/cg.raw.txt ||
+	{ cleanup; fail "--cgroup: not exactly the cgroup's two processes"; }
+grep -q 'cgroup:\[/vmstest\]' /tmp/cg.raw.txt || { cleanup; fail "pprof: no cgroup label"; }
+grep -q 'work\.lua:[0-9]' /tmp/cg.raw.txt || { cleanup; fail "--cgroup: no Lua frames"; }
+echo $l >$cg/cgroup.procs
+rmdir $cg/vmstest
+
+# Continuous over a minute of churn: rotated profiles, memory flat.
+dir=/tmp/whole-cont
+rm -rf $dir
+vmstack-record -a -F 99 --every $((5 * scale)) -d $((60 * scale)) -o $dir 2>/tmp/wc.err &
+rec=$!
+sleep $((15 * scale)); rss1=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
+sleep $((40 * scale)); rss2=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
+wait $rec || { cat /tmp/wc.err; cleanup; fail "vmstack-record -a --every failed"; }
+tail -4 /tmp/wc.err
+cp /tmp/wc.err "$VMSTACK_RESULTS/"
+# Where the CPU went, by process name (the recorder's own share included).
+go tool pprof -tags $dir/*.pb.gz 2>/dev/null | awk '/^ *comm:/ {on = 1; n = 0} /^ *[a-z_]+:/ && !/comm:/ {on = 0} on && n++ < 9'
+n=$(ls $dir | grep -c '^vmstack-.*\.pb\.gz$')
+note "-a --every: $n profiles; recorder RSS $rss1 KiB at 15 s, $rss2 KiB at 55 s"
+[ "$n" -ge 11 ] || { cleanup; fail "fewer than 11 profiles in a minute"; }
+bad=
+for f in $dir/*.pb.gz; do
+	go tool pprof -raw "$f" >/tmp/one.txt 2>&1 || { cleanup; fail "go tool pprof cannot read $f"; }
+	# Samples of each long-running process, and of them with VM frames.
+	echo "$f: $(for p in $c $l $u $y; do
+		printf '%s ' "$p:$(grep -c "pid:\[$p\]" /tmp/one.txt)"; done)"
+	for want in 'work\.lua:[0-9]' 'known54\.lua:[0-9]' 'known\.py:[0-9]' 'hot_three'; do
+		grep -q "$want" /tmp/one.txt || bad="$bad $(basename $f): no $want;"
+	done
+done
+[ -z "$bad" ] || { cleanup; fail "$bad"; }
+[ "$rss2" -le $((rss1 + 4096)) ] || { cleanup; fail "memory grew from $rss1 to $rss2 KiB"; }
+cleanup
+true
