@@ -516,6 +516,40 @@ static struct vmstack_target *join_target(struct recording *r, int pid)
 }
 
 /*
+ * -a, --cgroup: the processes on a CPU now are described before sampling
+ * starts, so the busy ones have no samples walked with frame pointers
+ * alone; the others join as their first samples come. Not every process
+ * in /proc: an idle one would take module memory for nothing.
+ */
+static void join_running(struct recording *r)
+{
+	char want[4200] = "", real[PATH_MAX], cg[4200];
+	static int pids[VMSTACK_MAX_TARGETS];
+	size_t i, n = vmstack_procs_running(pids, r->cap);
+
+	/* --cgroup: its path as /proc/PID/cgroup gives it. */
+	if (r->o->cgroup) {
+		snprintf(cg, sizeof(cg), "%s%s", r->o->cgroup[0] == '/' ? "" : "/sys/fs/cgroup/",
+			 r->o->cgroup);
+		if (!realpath(cg, real) || strncmp(real, "/sys/fs/cgroup", 14))
+			return;
+		snprintf(want, sizeof(want), "%s", real[14] ? real + 14 : "/");
+	}
+	for (i = 0; i < n; i++) {
+		size_t k = strlen(want);
+
+		if (pids[i] == getpid())
+			continue;
+		if (*want && (vmstack_target_cgroup(pids[i], cg, sizeof(cg)) ||
+			      !(strcmp(want, "/") == 0 ||
+				(!strncmp(cg, want, k) && (cg[k] == '/' || !cg[k])))))
+			continue;
+		if (!vmstack_target_find(r->targets, r->ntargets, pids[i]))
+			join_target(r, pids[i]);
+	}
+}
+
+/*
  * -a, --cgroup: the targets that exited, once their last samples are
  * named (an interval written): their slots are free for new processes.
  */
@@ -1117,6 +1151,9 @@ int main(int argc, char **argv)
 	/* A command's maps are read once it has run exec, below. */
 	if (o.cmd && o.cfi)
 		vmstack_command_prewarm(r.targets[0].sym, o.cmd[0]);
+	r.boot_started = boottime();
+	if (o.all || o.cgroup)
+		join_running(&r);
 	/* Descriptors from a file: in place before the first sample. */
 	for (i = 0; i < r.ntargets; i++)
 		if (o.vm == VM_FILE && vmstack_vm_attach_text(&r.targets[i].vms, o.vm_file, 0))
@@ -1127,7 +1164,6 @@ int main(int argc, char **argv)
 	}
 	started = r.interval_start = now();
 	r.interval_wall = time(NULL);
-	r.boot_started = boottime();
 	if (o.cmd) {
 		err = vmstack_command_release(&cmd);
 		if (err) {

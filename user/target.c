@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One process a recording samples (target.h). */
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,27 +28,61 @@ void vmstack_target_read_comm(struct vmstack_target *t)
 	fclose(f);
 }
 
-/* The unified hierarchy's line of /proc/PID/cgroup: "0::/PATH". */
-static void read_cgroup(struct vmstack_target *t)
+int vmstack_target_cgroup(int pid, char *buf, size_t len)
 {
-	char path[64], line[512];
+	char path[64], line[4200];
+	int found = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", t->pid);
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
+		return -1;
+	/* The unified hierarchy's line: "0::/PATH". */
+	while (!found && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "0::", 3)) {
 			size_t n = strcspn(line + 3, "\n");
 
 			/* Longer paths are cut (a label, not a name to open). */
-			n = n < sizeof(t->cgroup) - 1 ? n : sizeof(t->cgroup) - 1;
-			memcpy(t->cgroup, line + 3, n);
-			t->cgroup[n] = 0;
-			break;
+			n = n < len - 1 ? n : len - 1;
+			memcpy(buf, line + 3, n);
+			buf[n] = 0;
+			found = 1;
 		}
 	fclose(f);
+	return found ? 0 : -1;
+}
+
+size_t vmstack_procs_running(int *pids, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while (n < max && (e = readdir(d))) {
+		char path[300], buf[512], *p;
+		int pid = atoi(e->d_name);
+		FILE *f;
+		size_t k;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		k = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[k] = 0;
+		/* The state follows the name, which may hold ')'. */
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'R')
+			pids[n++] = pid;
+	}
+	closedir(d);
+	return n;
 }
 
 void vmstack_target_open(struct vmstack_target *t, int pid, void *owner)
@@ -64,7 +100,7 @@ void vmstack_target_open(struct vmstack_target *t, int pid, void *owner)
 	t->sym = vmstack_symbolizer_new(pid);
 	snprintf(t->vm_file, sizeof(t->vm_file), "/tmp/vmstack-%d.vm", pid);
 	vmstack_target_read_comm(t);
-	read_cgroup(t);
+	vmstack_target_cgroup(pid, t->cgroup, sizeof(t->cgroup));
 }
 
 void vmstack_target_close(struct vmstack_target *t)

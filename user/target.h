@@ -40,6 +40,11 @@ void vmstack_target_read_comm(struct vmstack_target *t);
 /* Did it exit? Looks without waiting. */
 int vmstack_target_gone(struct vmstack_target *t);
 
+/* Process @pid's cgroup v2 path ("/a/b") into @buf; 0, or -1 if none. */
+int vmstack_target_cgroup(int pid, char *buf, size_t len);
+/* Up to @max processes running or runnable now (state R), by reading /proc. */
+size_t vmstack_procs_running(int *pids, size_t max);
+
 /* When process @pid started, in CLOCK_BOOTTIME seconds (1/CLK_TCK steps), or -1. */
 double vmstack_target_started(int pid);
 

@@ -103,6 +103,21 @@ grep -q 'work\.lua:[0-9]' /tmp/cg.raw.txt || { cleanup; fail "--cgroup: no Lua f
 echo $l >$cg/cgroup.procs
 rmdir $cg/vmstest
 
+# --children: a shell's children (native and LuaJIT) join its session.
+vmstack-record --children -F 499 -o /tmp/ch.folded -- sh -c \
+	"build/workloads/calltree $((3 * scale)) & luajit -joff tests/workloads/lua/work.lua $((3 * scale)) >/dev/null; wait" \
+	2>/tmp/ch.err || { cat /tmp/ch.err; cleanup; fail "vmstack-record --children failed"; }
+cat /tmp/ch.err
+cp /tmp/ch.folded /tmp/ch.err "$VMSTACK_RESULTS/"
+chc=$(grep -E '^calltree \([0-9]+\);' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
+chh=$(grep -E '^calltree \([0-9]+\);(.*;)?main;run;hot_three;' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
+chl=$(grep -E '^luajit \([0-9]+\);' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
+chv=$(grep -E '^luajit \([0-9]+\);.*work\.lua:[0-9]+_\[vm\]' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
+note "--children: calltree $chc samples ($chh in hot_three), luajit $chl ($chv with Lua frames)"
+[ "$chc" -gt 300 ] && [ "$chl" -gt 300 ] || { cleanup; fail "--children: a child has too few samples"; }
+[ $((100 * chv / chl)) -ge 85 ] || { cleanup; fail "--children: Lua frames in under 85% of luajit's samples"; }
+[ $((100 * chh / chc)) -ge 55 ] || { cleanup; fail "--children: calltree's hot_three under 55%"; }
+
 # Continuous over a minute of churn: rotated profiles, memory flat.
 dir=/tmp/whole-cont
 rm -rf $dir
