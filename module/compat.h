@@ -67,6 +67,46 @@ static inline struct nlattr **vmstack_dump_attrs(const struct genl_dumpit_info *
 })
 #endif
 
+/*
+ * A kernel without CONFIG_CGROUPS (the suite's debug kernel) has no
+ * cgroup to test: CGROUP_FD sessions are refused (EOPNOTSUPP) there.
+ */
+struct cgroup;
+struct task_struct;
+#ifdef CONFIG_CGROUPS
+#include <linux/cgroup.h>
+
+static inline struct cgroup *vmstack_cgroup_get(int fd)
+{
+	return cgroup_get_from_fd(fd);
+}
+
+static inline void vmstack_cgroup_put(struct cgroup *cgrp)
+{
+	cgroup_put(cgrp);
+}
+
+/* In the handler: O(1), one ancestor slot compared (perf's test too). */
+static inline bool vmstack_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp)
+{
+	return cgroup_is_descendant(task_dfl_cgroup(task), cgrp);
+}
+#else
+static inline struct cgroup *vmstack_cgroup_get(int fd)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void vmstack_cgroup_put(struct cgroup *cgrp)
+{
+}
+
+static inline bool vmstack_task_in_cgroup(struct task_struct *task, struct cgroup *cgrp)
+{
+	return false;
+}
+#endif
+
 #ifdef VMSTACK_HAVE_RESV_START_OP
 #define VMSTACK_GENL_RESV_START_OP .resv_start_op = 0,
 #else

@@ -53,7 +53,7 @@ static const struct nla_policy vmstack_session_policy[VMSTACK_A_SESSION_FD + 1] 
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 };
 
-static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
+static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_KEY + 1] = {
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
 	[VMSTACK_A_UW_START] = { .type = NLA_U64 },
@@ -63,6 +63,7 @@ static const struct nla_policy vmstack_unwind_policy[VMSTACK_A_UW_FIRST + 1] = {
 				       sizeof(struct vmstack_uw_row) },
 	[VMSTACK_A_UW_TOTAL] = NLA_POLICY_FULL_RANGE(NLA_U32, &vmstack_uw_rows_range),
 	[VMSTACK_A_UW_FIRST] = { .type = NLA_U32 },
+	[VMSTACK_A_UW_KEY] = NLA_POLICY_MIN(NLA_U64, 1),
 };
 
 /*
@@ -407,28 +408,36 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	struct nlattr *rows;
 	struct file *file;
+	bool place;
 	void *hdr;
 	u64 bytes;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_START) ||
-	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_END) ||
-	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_TOTAL) ||
-	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_FIRST) ||
-	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_ROWS))
+	    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_END))
 		return -EINVAL;
-	rows = info->attrs[VMSTACK_A_UW_ROWS];
-	if (!nla_len(rows) || nla_len(rows) % sizeof(struct vmstack_uw_row)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, rows,
-				    "unwind rows: not a whole number of rows");
-		return -EINVAL;
-	}
 	c.start = nla_get_u64(info->attrs[VMSTACK_A_UW_START]);
 	c.end = nla_get_u64(info->attrs[VMSTACK_A_UW_END]);
-	c.total = nla_get_u32(info->attrs[VMSTACK_A_UW_TOTAL]);
-	c.first = nla_get_u32(info->attrs[VMSTACK_A_UW_FIRST]);
-	c.nrows = nla_len(rows) / sizeof(struct vmstack_uw_row);
-	c.rows = nla_data(rows);
+	c.key = info->attrs[VMSTACK_A_UW_KEY] ? nla_get_u64(info->attrs[VMSTACK_A_UW_KEY]) : 0;
+	/* A key and no rows: place the rows uploaded under that key. */
+	place = c.key && !info->attrs[VMSTACK_A_UW_ROWS] &&
+		!info->attrs[VMSTACK_A_UW_TOTAL] && !info->attrs[VMSTACK_A_UW_FIRST];
+	if (!place) {
+		if (GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_TOTAL) ||
+		    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_FIRST) ||
+		    GENL_REQ_ATTR_CHECK(info, VMSTACK_A_UW_ROWS))
+			return -EINVAL;
+		rows = info->attrs[VMSTACK_A_UW_ROWS];
+		if (!nla_len(rows) || nla_len(rows) % sizeof(struct vmstack_uw_row)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, rows,
+					    "unwind rows: not a whole number of rows");
+			return -EINVAL;
+		}
+		c.total = nla_get_u32(info->attrs[VMSTACK_A_UW_TOTAL]);
+		c.first = nla_get_u32(info->attrs[VMSTACK_A_UW_FIRST]);
+		c.nrows = nla_len(rows) / sizeof(struct vmstack_uw_row);
+		c.rows = nla_data(rows);
+	}
 
 	s = vmstack_nl_session(info, &file);
 	if (!s)
@@ -440,7 +449,12 @@ static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_lock(&s->lock);
 	p = vmstack_target_get(s, vmstack_attr_u32(info, VMSTACK_A_PID, 0), info->extack);
-	err = p ? vmstack_uw_add(s, p, &c, info->extack) : -ENOENT;
+	if (!p)
+		err = -ENOENT;
+	else if (place)
+		err = vmstack_uw_place(s, p, c.start, c.end, c.key, info->extack);
+	else
+		err = vmstack_uw_add(s, p, &c, info->extack);
 	bytes = s->uw_bytes;
 	mutex_unlock(&s->lock);
 	fput(file);

@@ -8,7 +8,6 @@
  * (VMSTACK_MAX_READS), the handler's time on each CPU by a throttle.
  */
 #include <linux/build_bug.h>
-#include <linux/cgroup.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -22,6 +21,7 @@
 #include <asm/sigcontext.h>
 #include <asm/ucontext.h>
 #include "vmstack.h"
+#include "compat.h"
 
 /* The user stack from registers @uregs (walk.h does the work). */
 static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_proc *p,
@@ -153,7 +153,7 @@ static struct vmstack_proc *vmstack_undescribed(struct vmstack_session *s,
 						struct task_struct *task)
 {
 	if (s->cfg.all || s->cfg.children ||
-	    (s->cgrp && cgroup_is_descendant(task_dfl_cgroup(task), s->cgrp)))
+	    (s->cgrp && vmstack_task_in_cgroup(task, s->cgrp)))
 		return &s->undescribed;
 	return NULL;
 }

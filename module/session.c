@@ -10,7 +10,6 @@
 #include <linux/anon_inodes.h>
 #include <linux/build_bug.h>
 #include <linux/capability.h>
-#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cred.h>
@@ -368,7 +367,7 @@ static void vmstack_session_free(struct vmstack_session *s)
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
 	if (s->cgrp)
-		cgroup_put(s->cgrp);
+		vmstack_cgroup_put(s->cgrp);
 	kfree(s);
 }
 
@@ -554,7 +553,11 @@ static int vmstack_session_targets(struct vmstack_session *s, struct sk_buff *sk
 					!netlink_capable(skb, CAP_SYS_PTRACE);
 	if (!s->cfg.cgroup)
 		return 0;
-	cgrp = cgroup_get_from_fd(s->cfg.cgroup_fd);
+	cgrp = vmstack_cgroup_get(s->cfg.cgroup_fd);
+	if (PTR_ERR_OR_ZERO(cgrp) == -EOPNOTSUPP) {
+		NL_SET_ERR_MSG(extack, "this kernel has no cgroups (CONFIG_CGROUPS)");
+		return -EOPNOTSUPP;
+	}
 	if (IS_ERR(cgrp)) {
 		NL_SET_ERR_MSG(extack, "CGROUP_FD is not a cgroup v2 directory");
 		return PTR_ERR(cgrp);
@@ -595,6 +598,7 @@ int vmstack_session_start(struct sk_buff *skb,
 	INIT_LIST_HEAD(&s->node);
 	mutex_init(&s->lock);
 	hash_init(s->procs);
+	hash_init(s->uw_keys);
 	s->cfg = *cfg;
 	s->sampling = !cfg->paused;
 	s->owner = current_uid();

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user unwind rules of a session's processes: for each, one sorted
- * table of rows per mapping, uploaded by the recorder (derived from
+ * The user unwind rules of a session's processes: for each, its mappings
+ * with a table of rows each, uploaded by the recorder (derived from
  * .eh_frame) and looked up by the sample handler (uw_rows.c).
  *
- * Writers (netlink, under s->lock) build a new set of mappings and
- * publish it with RCU; the handler only reads. A table leaves the set when
- * a new table overlaps it or the process no longer maps its range (a
- * dlclose); it is freed after a grace period, when no handler can still
- * hold it, and its bytes count no more. Bytes and mappings are capped
- * per session, over all its processes.
+ * A table can be shared: uploaded with a key (the recorder's name for a
+ * file mapped at one offset and length), it is placed again for another
+ * process by that key alone (UNWIND_ADD with UW_KEY and no rows), so libc's
+ * rows are in the session once however many processes map it. A table
+ * counts its placements; bytes are counted once per table.
+ *
+ * Writers (netlink, under s->lock) build a new set of placements and
+ * publish it with RCU; the handler only reads. A placement leaves the set
+ * when a new one overlaps it or the process no longer maps its range (a
+ * dlclose); a table whose last placement left is freed after a grace
+ * period, when no handler can still hold it, and its bytes count no more.
+ * Bytes and placements are capped per session, over all its processes.
  */
+#include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
@@ -23,22 +30,42 @@ static size_t vmstack_uw_bytes(const struct vmstack_uw_table *t)
 	return struct_size(t, rows, t->nrows);
 }
 
-/* Does @mm still map code over the start of @t's range? */
-static bool vmstack_uw_mapped(struct mm_struct *mm, const struct vmstack_uw_table *t)
+/* Does @mm still map code over the start of @m's range? */
+static bool vmstack_uw_mapped(struct mm_struct *mm, const struct vmstack_uw_place *m)
 {
-	struct vm_area_struct *vma = find_vma(mm, t->start);
+	struct vm_area_struct *vma = find_vma(mm, m->start);
 
-	return vma && vma->vm_start <= t->start && (vma->vm_flags & VM_EXEC);
+	return vma && vma->vm_start <= m->start && (vma->vm_flags & VM_EXEC);
+}
+
+/* A placement of @t left: the table goes with its last (@now: no handler). */
+static void vmstack_uw_unref(struct vmstack_session *s, struct vmstack_uw_table *t,
+			     bool now)
+{
+	if (--t->refs)
+		return;
+	if (t->key)
+		hash_del(&t->key_node);
+	s->uw_bytes -= vmstack_uw_bytes(t);
+	/*
+	 * kvfree_rcu(), not call_rcu(): no callback of ours may outlive
+	 * rmmod; a handler that still sees an old set may use the table
+	 * until a grace period has passed.
+	 */
+	if (now)
+		kvfree(t);
+	else
+		kvfree_rcu(t, rcu);
 }
 
 /*
- * Publish @t in @p's rules: a new set without the tables @t overlaps or
- * whose mappings are gone (@mm, if the process still has one), then free
- * those.
+ * Publish @t at [@start, @end) in @p's rules: a new set without the
+ * placements it overlaps or whose mappings are gone (@mm, if the process
+ * still has one), then let those go. Takes a reference on @t.
  */
 static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_proc *p,
-			      struct vmstack_uw_table *t, struct mm_struct *mm,
-			      struct netlink_ext_ack *extack)
+			      struct vmstack_uw_table *t, u64 start, u64 end,
+			      struct mm_struct *mm, struct netlink_ext_ack *extack)
 {
 	struct vmstack_uw_set *old, *new;
 	bool placed = false;
@@ -49,9 +76,9 @@ static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_proc *p,
 	if (mm)
 		mmap_read_lock(mm);
 	for (i = 0; i < nr; i++) {
-		struct vmstack_uw_table *m = old->maps[i];
+		struct vmstack_uw_place *m = &old->maps[i];
 
-		m->dropped = (m->end > t->start && m->start < t->end) ||
+		m->dropped = (m->end > start && m->start < end) ||
 			     (mm && !vmstack_uw_mapped(mm, m));
 		n += !m->dropped;
 	}
@@ -65,39 +92,30 @@ static int vmstack_uw_publish(struct vmstack_session *s, struct vmstack_proc *p,
 	if (!new)
 		return -ENOMEM;
 	for (i = 0, n = 0; i < nr; i++) {
-		struct vmstack_uw_table *m = old->maps[i];
+		struct vmstack_uw_place *m = &old->maps[i];
 
 		if (m->dropped)
 			continue;
-		if (!placed && m->start > t->start) {
-			new->maps[n++] = t;
+		if (!placed && m->start > start) {
+			new->maps[n++] = (struct vmstack_uw_place){ start, end, t };
 			placed = true;
 		}
-		new->maps[n++] = m;
+		new->maps[n] = *m;
+		new->maps[n++].dropped = false;
 	}
 	if (!placed)
-		new->maps[n++] = t;
+		new->maps[n++] = (struct vmstack_uw_place){ start, end, t };
 	new->nr = n;
+	t->refs++;
 	/* Session-wide: a CPU's cache never confuses two processes' sets. */
 	new->gen = ++s->uw_gen;
 	rcu_assign_pointer(p->uw_set, new);
 	s->uw_maps = s->uw_maps - nr + n;
-	/*
-	 * Only now: a handler that still sees the old set may use its
-	 * tables until a grace period has passed. kvfree_rcu(), not
-	 * call_rcu(): no callback of ours may outlive rmmod.
-	 */
-	for (i = 0; i < nr; i++) {
-		struct vmstack_uw_table *m = old->maps[i];
-
-		if (m->dropped) {
-			s->uw_bytes -= vmstack_uw_bytes(m);
-			kvfree_rcu(m, rcu);
-		}
-	}
+	for (i = 0; i < nr; i++)
+		if (old->maps[i].dropped)
+			vmstack_uw_unref(s, old->maps[i].t, false);
 	if (old)
 		kvfree_rcu(old, rcu);
-	s->uw_bytes += vmstack_uw_bytes(t);
 	return 0;
 }
 
@@ -114,11 +132,56 @@ static struct mm_struct *vmstack_proc_mm(struct vmstack_proc *p)
 	return mm;
 }
 
+/* Publish @t for @p; an unplaced new table is freed if that fails. */
+static int vmstack_uw_place_table(struct vmstack_session *s, struct vmstack_proc *p,
+				  struct vmstack_uw_table *t, u64 start, u64 end,
+				  struct netlink_ext_ack *extack)
+{
+	struct mm_struct *mm = vmstack_proc_mm(p);
+	int err;
+
+	/* A table longer than its mapping would be read past it. */
+	if (end - start != t->span) {
+		NL_SET_ERR_MSG(extack, "unwind table placed over a mapping of another length");
+		err = -EINVAL;
+	} else {
+		err = vmstack_uw_publish(s, p, t, start, end, mm, extack);
+	}
+	if (mm)
+		mmput(mm);
+	return err;
+}
+
+static struct vmstack_uw_table *vmstack_uw_by_key(struct vmstack_session *s, u64 key)
+{
+	struct vmstack_uw_table *t;
+
+	hash_for_each_possible(s->uw_keys, t, key_node, key)
+		if (t->key == key)
+			return t;
+	return NULL;
+}
+
+int vmstack_uw_place(struct vmstack_session *s, struct vmstack_proc *p,
+		     u64 start, u64 end, u64 key, struct netlink_ext_ack *extack)
+{
+	struct vmstack_uw_table *t = vmstack_uw_by_key(s, key);
+
+	if (!t) {
+		NL_SET_ERR_MSG(extack, "no unwind table under this key: upload its rows");
+		return -ENOENT;
+	}
+	if (start >= end || end > TASK_SIZE_MAX) {
+		NL_SET_ERR_MSG(extack, "bad unwind table mapping");
+		return -EINVAL;
+	}
+	return vmstack_uw_place_table(s, p, t, start, end, extack);
+}
+
 int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 		   const struct vmstack_uw_chunk *c, struct netlink_ext_ack *extack)
 {
-	struct vmstack_uw_table *t = p->uw_pending;
-	struct mm_struct *mm;
+	struct vmstack_uw_table *t = p->uw_pending, *old;
 	const char *why;
 	size_t bytes;
 	int err;
@@ -141,13 +204,15 @@ int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 		p->uw_pending = t;
 		if (!t)
 			return -ENOMEM;
-		t->start = c->start;
-		t->end = c->end;
+		memset(t, 0, sizeof(*t));
+		t->key = c->key;
+		t->span = c->end - c->start;
 		t->nrows = c->total;
+		p->uw_pending_start = c->start;
 		p->uw_pending_next = 0;
 	}
-	if (!t || c->first != p->uw_pending_next || c->start != t->start ||
-	    c->end != t->end || c->total != t->nrows ||
+	if (!t || c->first != p->uw_pending_next || c->start != p->uw_pending_start ||
+	    c->end - c->start != t->span || c->key != t->key || c->total != t->nrows ||
 	    c->nrows > t->nrows - c->first) {
 		NL_SET_ERR_MSG(extack, "unwind table chunk out of order");
 		return -EINVAL;
@@ -164,12 +229,20 @@ int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 		kvfree(t);
 		return -EINVAL;
 	}
-	mm = vmstack_proc_mm(p);
-	err = vmstack_uw_publish(s, p, t, mm, extack);
-	if (mm)
-		mmput(mm);
-	if (err)
-		kvfree(t);
+	/* Counted from here; unref'd (and freed) with its last placement. */
+	s->uw_bytes += vmstack_uw_bytes(t);
+	t->refs = 1;
+	if (t->key) {
+		/* The newest rows answer for the key; older ones keep their places. */
+		old = vmstack_uw_by_key(s, t->key);
+		if (old) {
+			hash_del(&old->key_node);
+			old->key = 0;
+		}
+		hash_add(s->uw_keys, &t->key_node, t->key);
+	}
+	err = vmstack_uw_place_table(s, p, t, c->start, c->end, extack);
+	vmstack_uw_unref(s, t, true);
 	return err;
 }
 
@@ -178,13 +251,8 @@ void vmstack_uw_free(struct vmstack_session *s, struct vmstack_proc *p, bool now
 	struct vmstack_uw_set *set = rcu_dereference_protected(p->uw_set, true);
 	u32 i;
 
-	for (i = 0; set && i < set->nr; i++) {
-		s->uw_bytes -= vmstack_uw_bytes(set->maps[i]);
-		if (now)
-			kvfree(set->maps[i]);
-		else
-			kvfree_rcu(set->maps[i], rcu);
-	}
+	for (i = 0; set && i < set->nr; i++)
+		vmstack_uw_unref(s, set->maps[i].t, now);
 	if (set) {
 		s->uw_maps -= set->nr;
 		if (now)

@@ -8,7 +8,7 @@
 const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t)
 {
 	const struct vmstack_uw_row *r;
-	u64 span = t->end - t->start;
+	u64 span = t->span;
 	u32 i;
 
 	for (i = 0; i < t->nrows; i++) {
@@ -27,7 +27,7 @@ const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t)
 const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
 					       unsigned long pc)
 {
-	const struct vmstack_uw_table *t = NULL;
+	const struct vmstack_uw_table *t;
 	u32 lo = 0, hi, off;
 
 	if (!set)
@@ -36,15 +36,16 @@ const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
 	while (lo < hi) {		/* the last mapping starting at or below pc */
 		u32 mid = lo + (hi - lo) / 2;
 
-		if (set->maps[mid]->start <= pc)
+		if (set->maps[mid].start <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || pc >= set->maps[lo - 1]->end)
+	if (!lo || pc >= set->maps[lo - 1].end)
 		return NULL;
-	t = set->maps[lo - 1];
-	off = pc - t->start;
+	t = set->maps[lo - 1].t;
+	/* A place is never longer than its table's span (unwind_table.c). */
+	off = pc - set->maps[lo - 1].start;
 	lo = 0;
 	hi = t->nrows;
 	while (lo < hi) {		/* the last row starting at or below off */

@@ -95,6 +95,7 @@ struct vmstack_proc {
 	/* User unwind rules (unwind_table.c). */
 	struct vmstack_uw_set __rcu *uw_set;
 	struct vmstack_uw_table *uw_pending;	/* being uploaded */
+	u64 uw_pending_start;			/* where it goes */
 	u32 uw_pending_next;
 	/* VM descriptors: only added; nr_vms is published last. */
 	struct vmstack_vm_desc vms[VMSTACK_VM_MAX];
@@ -102,10 +103,12 @@ struct vmstack_proc {
 };
 
 #define VMSTACK_PROC_HASH_BITS	8
+#define VMSTACK_UW_KEY_HASH_BITS	8
 
 /* One chunk of an unwind table, as VMSTACK_CMD_UNWIND_ADD carries it. */
 struct vmstack_uw_chunk {
 	u64 start, end;
+	u64 key;		/* 0: not shared */
 	u32 total, first, nrows;
 	const struct vmstack_uw_row *rows;
 };
@@ -149,6 +152,7 @@ struct vmstack_session {
 	struct vmstack_proc undescribed;
 	struct cgroup *cgrp;
 	/* Unwind rules of all the set's processes (unwind_table.c). */
+	DECLARE_HASHTABLE(uw_keys, VMSTACK_UW_KEY_HASH_BITS);	/* shared tables */
 	u64 uw_gen;				/* of the last set published */
 	u64 uw_bytes;
 	u32 uw_maps;
@@ -222,6 +226,9 @@ unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 /* unwind_table.c (callers hold s->lock) */
 int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 		   const struct vmstack_uw_chunk *c, struct netlink_ext_ack *extack);
+/* Place the table uploaded under @key at @p's [@start, @end) (ENOENT: none). */
+int vmstack_uw_place(struct vmstack_session *s, struct vmstack_proc *p,
+		     u64 start, u64 end, u64 key, struct netlink_ext_ack *extack);
 /* Free @p's rules now (@now: no handler can hold them) or after RCU. */
 void vmstack_uw_free(struct vmstack_session *s, struct vmstack_proc *p, bool now);
 

@@ -28,25 +28,38 @@ static __always_inline bool vmstack_read_user(void *dst, unsigned long addr,
 #endif
 #include <linux/vmstack.h>
 
-/* One mapping's unwind rows, sorted by start (an offset in the mapping). */
+/*
+ * One mapping's unwind rows, sorted by start (an offset in the mapping of
+ * @span bytes). Shared by every process that maps the same file the same
+ * way (the recorder names them by a key): unwind_table.c counts them.
+ */
 struct vmstack_uw_table {
 	struct rcu_head rcu;		/* freed after a grace period */
-	u64 start, end;
+	struct hlist_node key_node;	/* in the session's tables by key */
+	u64 key;			/* 0: not shared */
+	u64 span;
+	u32 refs;			/* placements in sets (writers only) */
 	u32 nrows;
-	bool dropped;			/* writers: leaves the set (unwind_table.c) */
 	struct vmstack_uw_row rows[];
 };
 
+/* A table placed at one process's mapping [start, end). */
+struct vmstack_uw_place {
+	u64 start, end;
+	struct vmstack_uw_table *t;
+	bool dropped;			/* writers: leaves the set (unwind_table.c) */
+};
+
 /*
- * The tables in force, sorted by start and disjoint; published with RCU.
- * @gen numbers the sets a session publishes (from 1): a cache entry of
- * another set never matches, even one allocated where a freed set was.
+ * The placements in force, sorted by start and disjoint; published with
+ * RCU. @gen numbers the sets a session publishes (from 1): a cache entry
+ * of another set never matches, even one allocated where a freed set was.
  */
 struct vmstack_uw_set {
 	struct rcu_head rcu;
 	u64 gen;
 	u32 nr;
-	struct vmstack_uw_table *maps[];
+	struct vmstack_uw_place maps[];
 };
 
 /* The rule in force at @pc, or NULL (uw_rows.c). */

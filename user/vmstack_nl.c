@@ -495,7 +495,34 @@ int vmstack_nl_target_del(struct vmstack_nl *nl, int fd, uint32_t pid,
 	return target_cmd(nl, VMSTACK_CMD_TARGET_DEL, fd, pid, err_msg, len);
 }
 
-int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t start,
+int vmstack_nl_unwind_place(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
+			    uint64_t start, uint64_t end, uint64_t *bytes,
+			    char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+				   .parse = parse_uw_bytes, .arg = bytes };
+	struct nl_msg *msg;
+
+	if (nl->module_minor < 5) {
+		set_msg(err_msg, len, "%s", "the loaded vmstack.ko is older than ABI 3.5: no shared unwind rows");
+		return -EOPNOTSUPP;
+	}
+	msg = vmstack_msg(nl, VMSTACK_CMD_UNWIND_ADD);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
+	    (pid && nla_put_u32(msg, VMSTACK_A_PID, pid)) ||
+	    nla_put_u64(msg, VMSTACK_A_UW_START, start) ||
+	    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
+	    nla_put_u64(msg, VMSTACK_A_UW_KEY, key)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
+}
+
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
+			  uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len)
 {
@@ -521,6 +548,7 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t 
 		    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
 		    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)n) ||
 		    nla_put_u32(msg, VMSTACK_A_UW_FIRST, (uint32_t)first) ||
+		    (key && nl->module_minor >= 5 && nla_put_u64(msg, VMSTACK_A_UW_KEY, key)) ||
 		    nla_put(msg, VMSTACK_A_UW_ROWS, (int)(chunk * sizeof(*rows)),
 			    rows + first)) {
 			nlmsg_free(msg);

@@ -90,11 +90,22 @@ int vmstack_nl_target_del(struct vmstack_nl *nl, int fd, uint32_t pid,
 			  char *err_msg, size_t len);
 
 /*
- * Unwind rows for target @pid's mapping [start, end) (@pid 0: the first
- * target), sent in chunks; sets *bytes to the memory the session's tables
- * take in the module.
+ * 3.5: the rows uploaded under @key placed at target @pid's [start, end):
+ * 0; -ENOENT if the session has none (upload them), -EOPNOTSUPP for an
+ * older module.
  */
-int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t start,
+int vmstack_nl_unwind_place(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
+			    uint64_t start, uint64_t end, uint64_t *bytes,
+			    char *err_msg, size_t len);
+
+/*
+ * Unwind rows for target @pid's mapping [start, end) (@pid 0: the first
+ * target), sent in chunks, known under @key as well (0: none; only to a
+ * module of ABI 3.5 or later); sets *bytes to the memory the session's
+ * tables take in the module.
+ */
+int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
+			  uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 

@@ -40,7 +40,7 @@ vmstack-record -q --stats -o /tmp/dl.folded -- build/workloads/dlchurn /tmp/dl 3
 	{ cat /tmp/dl.err; fail "record of dlchurn failed"; }
 cat /tmp/dl.err
 rm -rf /tmp/dl
-bytes=$(sed -n 's/.*unwind rules: [0-9]* mappings, [0-9]* rows, \([0-9]*\) bytes in the module.*/\1/p' /tmp/dl.err)
+bytes=$(sed -n 's/.*unwind rules: .* rows sent, \([0-9]*\) bytes in the module.*/\1/p' /tmp/dl.err)
 maps=$(sed -n 's/.*unwind rules: \([0-9]*\) mappings.*/\1/p' /tmp/dl.err)
 in_lib=$(grep -E ';lib_spin;lib_inner ' /tmp/dl.folded | awk '{s += $NF} END {print s+0}')
 rooted=$(grep -E ';main;lib_spin;lib_inner ' /tmp/dl.folded | awk '{s += $NF} END {print s+0}')

@@ -587,7 +587,7 @@ static int intrude(double secs)
 			taken += !vmstack_nl_session_resume(nl, fd, msg, sizeof(msg));
 			taken += !vmstack_nl_session_stats(nl, fd, c, NULL, msg, sizeof(msg));
 			taken += !vmstack_nl_cpu_stats(nl, fd, c, 64, &n, msg, sizeof(msg));
-			taken += !vmstack_nl_unwind_add(nl, fd, 0, 0x400000, 0x401000, &row, 1,
+			taken += !vmstack_nl_unwind_add(nl, fd, 0, 0, 0x400000, 0x401000, &row, 1,
 							&bytes, msg, sizeof(msg));
 			taken += !vmstack_nl_vm_add(nl, fd, 0, &d, sizeof(d), msg, sizeof(msg));
 			taken += !vmstack_nl_target_add(nl, fd, (uint32_t)getpid(), msg,
@@ -870,7 +870,7 @@ static int targets(int pid, int other, double secs)
 	struct vmstack_ring_view v[64];
 	struct vmstack_started s;
 	struct vmstack_nl *nl;
-	uint64_t bytes;
+	uint64_t bytes, shared;
 	char msg[256];
 	size_t size;
 	void *area;
@@ -881,10 +881,24 @@ static int targets(int pid, int other, double secs)
 	    open_mapped(nl, &req, &s, &area, &size, v) ||
 	    vmstack_nl_session_resume(nl, s.fd, msg, sizeof(msg)))
 		return 2;
+	/* 3.5: rows the first target uploads under a key, which others place. */
+	bad += vmstack_nl_unwind_add(nl, s.fd, 0, 0x5eed, 0x400000, 0x401000, &row, 1,
+				     &shared, msg, sizeof(msg)) != 0;
 	for (t0 = now(); now() - t0 < secs; rounds++) {
 		bad += vmstack_nl_target_add(nl, s.fd, (uint32_t)other, msg, sizeof(msg)) != 0;
 		bad += vmstack_nl_target_add(nl, s.fd, (uint32_t)other, msg, sizeof(msg)) != -EEXIST;
-		bad += vmstack_nl_unwind_add(nl, s.fd, (uint32_t)other, 0x400000, 0x401000, &row,
+		/* Placed again, elsewhere: no more memory; unknown key, wrong length refused. */
+		bad += vmstack_nl_unwind_place(nl, s.fd, (uint32_t)other, 0x5eed, 0x600000,
+					       0x601000, &bytes, msg, sizeof(msg)) != 0 ||
+		       bytes != shared;
+		bad += vmstack_nl_unwind_place(nl, s.fd, (uint32_t)other, 0x5eee, 0x700000,
+					       0x701000, &bytes, msg, sizeof(msg)) != -ENOENT;
+		bad += vmstack_nl_unwind_place(nl, s.fd, (uint32_t)other, 0x5eed, 0x700000,
+					       0x702000, &bytes, msg, sizeof(msg)) != -EINVAL;
+		/* The first places it over its own: the table's count never hits 0. */
+		bad += vmstack_nl_unwind_place(nl, s.fd, 0, 0x5eed, 0x400000, 0x401000, &bytes,
+					       msg, sizeof(msg)) != 0 || bytes != shared;
+		bad += vmstack_nl_unwind_add(nl, s.fd, (uint32_t)other, 0, 0x400000, 0x401000, &row,
 					     1, &bytes, msg, sizeof(msg)) != 0;
 		bad += vmstack_nl_vm_add(nl, s.fd, (uint32_t)other, &d, sizeof(d), msg,
 					 sizeof(msg)) != 0;
@@ -903,7 +917,7 @@ static int targets(int pid, int other, double secs)
 	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
 	for (i = 0; i < s.nr_cpus; i++)
 		vmstack_ring_drain(&v[i], count_pid, &seen);
-	printf("targets: %lu rounds of add/rules/VM/del, %lu unexpected answers, %lu samples of %d\n",
+	printf("targets: %lu rounds of add/rules (own and shared)/VM/del, %lu unexpected answers, %lu samples of %d\n",
 	       rounds, bad, seen.n, other);
 	munmap(area, size);
 	close(s.fd);

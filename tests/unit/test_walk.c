@@ -99,19 +99,18 @@ static struct vmstack_uw_set *rules_rsp16(void)
 	struct vmstack_uw_table *t = calloc(1, sizeof(*t) + sizeof(t->rows[0]));
 	struct vmstack_uw_set *set = calloc(1, sizeof(*set) + sizeof(set->maps[0]));
 
-	t->start = 0x500000;
-	t->end = 0x501000;
+	t->span = 0x1000;
 	t->nrows = 1;
 	t->rows[0] = (struct vmstack_uw_row){ .start = 0, .cfa_off = 16,
 		.cfa = VMSTACK_UW_CFA_RSP, .rbp = VMSTACK_UW_RBP_SAME };
 	set->nr = 1;
-	set->maps[0] = t;
+	set->maps[0] = (struct vmstack_uw_place){ .start = 0x500000, .end = 0x501000, .t = t };
 	return set;
 }
 
 static void rules_free(struct vmstack_uw_set *set)
 {
-	free(set->maps[0]);
+	free(set->maps[0].t);
 	free(set);
 }
 
@@ -121,7 +120,7 @@ UNIT_TEST(walk_rules)
 	struct vmstack_walk w;
 
 	mem_setup();
-	CHECK(vmstack_uw_rows_check(set->maps[0]) == NULL);
+	CHECK(vmstack_uw_rows_check(set->maps[0].t) == NULL);
 	fake_put64(STACK + 0x108, 0x500100);	/* CFA = rsp + 16: ra at CFA - 8 */
 	fake_put64(STACK + 0x118, 0x600000);	/* outside the rules: fp, rbp 0 */
 	w = walk_from(0x500010, STACK + 0x100, 0);
@@ -130,8 +129,8 @@ UNIT_TEST(walk_rules)
 	CHECK(ips[0] == 0x500010 && ips[1] == 0x500100 && ips[2] == 0x600000);
 	CHECK(w.flags == 0);
 	/* Rows the module refuses. */
-	set->maps[0]->rows[0].cfa_off = 4;
-	CHECK(vmstack_uw_rows_check(set->maps[0]) != NULL);
+	set->maps[0].t->rows[0].cfa_off = 4;
+	CHECK(vmstack_uw_rows_check(set->maps[0].t) != NULL);
 	rules_free(set);
 }
 
@@ -160,7 +159,7 @@ UNIT_TEST(walk_rule_cache)
 		}
 	/* Same addresses, another set: misses, and its own rows. */
 	CHECK(vmstack_uw_lookup_cached(other, &cache, 0x500010, &hit) ==
-	      &other->maps[0]->rows[0] && !hit);
+	      &other->maps[0].t->rows[0] && !hit);
 	/* Two addresses in one slot take turns, never answer for each other. */
 	for (i = 0; i < VMSTACK_UW_CACHE; i++)
 		cache.e[i].gen = 0;
@@ -168,7 +167,7 @@ UNIT_TEST(walk_rule_cache)
 	CHECK(vmstack_uw_lookup_cached(set, &cache, 0x501010, &hit) ==
 	      vmstack_uw_lookup(set, 0x501010) && !hit);
 	CHECK(vmstack_uw_lookup_cached(set, &cache, 0x500010, &hit) ==
-	      &set->maps[0]->rows[0] && !hit);
+	      &set->maps[0].t->rows[0] && !hit);
 	/* A walk counts its lookups and hits. */
 	mem_setup();
 	fake_put64(STACK + 0x108, 0x500100);

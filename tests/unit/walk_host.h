@@ -23,6 +23,10 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+
 struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);

@@ -54,7 +54,8 @@
  *        in SESSION_START instead of PID; CHILDREN with TASK_EVENTS (the
  *        event is inherited by child processes too); sample flag
  *        UNDESCRIBED (a process outside the target set: frame pointers
- *        only, no VM).
+ *        only, no VM); UW_KEY in UNWIND_ADD (rows shared by the
+ *        session's processes).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -204,6 +205,14 @@
  *   Tables of mappings the target no longer has are freed then too. At
  *   most VMSTACK_UW_MAX_BYTES of rules and VMSTACK_UW_MAX_MAPS mappings
  *   per session (ENOSPC beyond).
+ *   UW_KEY (3.5, non-zero): the rows are known under this key too, the
+ *   tool's name for them (a file mapped at one offset and length). A
+ *   request with UW_KEY and without UW_TOTAL, UW_FIRST and UW_ROWS places
+ *   the rows uploaded under that key at [UW_START, UW_END) of this target
+ *   (ENOENT if the session has none: upload them; EINVAL if they were
+ *   uploaded for a mapping of another length): rows shared by processes
+ *   count once against VMSTACK_UW_MAX_BYTES, and are freed when the last
+ *   placement goes. The newest upload under a key is the one placed.
  *   reply:   UW_BYTES (memory the session's rules now take)
  */
 enum vmstack_cmd {
@@ -253,6 +262,7 @@ enum vmstack_attr {
 	VMSTACK_A_ALL,			/* flag (3.5) */
 	VMSTACK_A_CGROUP_FD,		/* u32 (3.5) */
 	VMSTACK_A_CHILDREN,		/* flag (3.5) */
+	VMSTACK_A_UW_KEY,		/* u64 (3.5) */
 	__VMSTACK_A_MAX,
 };
 #define VMSTACK_A_MAX (__VMSTACK_A_MAX - 1)
