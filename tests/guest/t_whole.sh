@@ -135,18 +135,20 @@ note "--children: calltree $chc samples ($chh in hot_three), luajit $chl ($chv w
 # Continuous over a minute of churn: rotated profiles, memory flat.
 dir=/tmp/whole-cont
 rm -rf $dir
-vmstack-record -a -F 99 --every $((5 * scale)) -d $((60 * scale)) -o $dir 2>/tmp/wc.err &
+# A minute; at most 96 s on a slow kernel (the debug lane), 12 intervals.
+cont=$((60 * scale > 96 ? 96 : 60 * scale))
+vmstack-record -a -F 99 --every $((cont / 12)) -d $cont -o $dir 2>/tmp/wc.err &
 rec=$!
-sleep $((15 * scale)); rss1=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
-sleep $((40 * scale)); rss2=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
+sleep $((cont / 4)); rss1=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
+sleep $((cont * 2 / 3)); rss2=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
 wait $rec || { cat /tmp/wc.err; cleanup; fail "vmstack-record -a --every failed"; }
 tail -4 /tmp/wc.err
 cp /tmp/wc.err "$VMSTACK_RESULTS/"
 # Where the CPU went, by process name (the recorder's own share included).
 go tool pprof -tags $dir/*.pb.gz 2>/dev/null | awk '/^ *comm:/ {on = 1; n = 0} /^ *[a-z_]+:/ && !/comm:/ {on = 0} on && n++ < 9'
 n=$(ls $dir | grep -c '^vmstack-.*\.pb\.gz$')
-note "-a --every: $n profiles; recorder RSS $rss1 KiB at 15 s, $rss2 KiB at 55 s"
-[ "$n" -ge 11 ] || { cleanup; fail "fewer than 11 profiles in a minute"; }
+note "-a --every: $n profiles in $cont s; recorder RSS $rss1 KiB at $((cont / 4)) s, $rss2 KiB at $((cont / 4 + cont * 2 / 3)) s"
+[ "$n" -ge 11 ] || { cleanup; fail "fewer than 11 profiles in 12 intervals"; }
 bad=
 for f in $dir/*.pb.gz; do
 	go tool pprof -raw "$f" >/tmp/one.txt 2>&1 || { cleanup; fail "go tool pprof cannot read $f"; }
