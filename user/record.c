@@ -496,7 +496,7 @@ static double boottime(void)
 /* --stats: how long a process started meanwhile ran before it was described. */
 static void note_join_delay(struct recording *r, const struct vmstack_target *t)
 {
-	double started = t->described ? vmstack_target_started(t->pid) : -1;
+	double started = t->described && r->o->stats ? vmstack_target_started(t->pid) : -1;
 
 	if (started < r->boot_started || r->njoin_delay == 65536)
 		return;
@@ -602,7 +602,9 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	struct vmstack_target *t;
 	struct vmstack_frame f;
 
-	vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
+	/* Thread names: for --per-thread's labels and raw files only. */
+	if (r->o->per_thread || r->o->raw)
+		vmstack_threads_note(&r->threads, (int)rec->pid, rec->tid);
 	r->undescribed += !!(rec->hdr.flags & VMSTACK_SF_UNDESCRIBED);
 	if (r->o->raw)
 		vmstack_raw_append(&r->raw, rec);
@@ -827,6 +829,8 @@ static int write_interval(struct recording *r)
 	r->samples_before += r->stacks.samples;
 	vmstack_stacks_free(&r->stacks);
 	vmstack_stacks_init(&r->stacks, r->o->per_thread);
+	vmstack_threads_free(&r->threads);
+	vmstack_threads_init(&r->threads);
 	r->lost_before = VMSTACK_CNT(&c, DROPPED);
 	r->interval_start = at;
 	r->interval_wall = time(NULL);
