@@ -541,6 +541,20 @@ static struct vmstack_target *join_target(struct recording *r, int pid)
 	return t;
 }
 
+/* --cgroup's directory: a relative path is under the unified hierarchy's mount. */
+static void cgroup_dir(const char *arg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", arg[0] == '/' ? "" : "/sys/fs/cgroup/", arg);
+}
+
+/* Is cgroup @cg (as /proc/PID/cgroup names it) @dir or below it? */
+static int cgroup_within(const char *cg, const char *dir)
+{
+	size_t k = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(cg, dir, k) && (cg[k] == '/' || !cg[k]));
+}
+
 /*
  * -a, --cgroup: the processes on a CPU now are described before sampling
  * starts, so the busy ones have no samples walked with frame pointers
@@ -555,20 +569,15 @@ static void join_running(struct recording *r)
 
 	/* --cgroup: its path as /proc/PID/cgroup gives it. */
 	if (r->o->cgroup) {
-		snprintf(cg, sizeof(cg), "%s%s", r->o->cgroup[0] == '/' ? "" : "/sys/fs/cgroup/",
-			 r->o->cgroup);
+		cgroup_dir(r->o->cgroup, cg, sizeof(cg));
 		if (!realpath(cg, real) || strncmp(real, "/sys/fs/cgroup", 14))
 			return;
 		snprintf(want, sizeof(want), "%s", real[14] ? real + 14 : "/");
 	}
 	for (i = 0; i < n; i++) {
-		size_t k = strlen(want);
-
-		if (pids[i] == getpid())
-			continue;
-		if (*want && (vmstack_target_cgroup(pids[i], cg, sizeof(cg)) ||
-			      !(strcmp(want, "/") == 0 ||
-				(!strncmp(cg, want, k) && (cg[k] == '/' || !cg[k])))))
+		if (pids[i] == getpid() ||
+		    (*want && (vmstack_target_cgroup(pids[i], cg, sizeof(cg)) ||
+			       !cgroup_within(cg, want))))
 			continue;
 		if (!vmstack_target_find(r->targets, r->ntargets, pids[i]))
 			join_target(r, pids[i]);
@@ -1035,9 +1044,7 @@ static int start_session(struct recording *r)
 	int err;
 
 	if (o->cgroup) {
-		/* A relative path is under the unified hierarchy's mount. */
-		snprintf(path, sizeof(path), "%s%s", o->cgroup[0] == '/' ? "" : "/sys/fs/cgroup/",
-			 o->cgroup);
+		cgroup_dir(o->cgroup, path, sizeof(path));
 		req.cgroup = 1;
 		req.cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (req.cgroup_fd < 0) {

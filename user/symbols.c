@@ -938,14 +938,11 @@ size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
 	return i;
 }
 
-const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
-				     uint64_t addr, int ret, char *buf,
-				     size_t len)
+const char *vmstack_symbolize_kernel(uint64_t addr, int ret, char *buf, size_t len)
 {
 	uint64_t pc = ret ? addr - 1 : addr;
 	const struct vmstack_sym *sym;
 
-	(void)s;
 	if (!kernel_tried) {
 		kernel_tried = 1;
 		if (vmstack_symtab_load_kallsyms(&kernel_tab, "/proc/kallsyms"))
@@ -964,7 +961,7 @@ const char *vmstack_symbolize(struct vmstack_symbolizer *s,
 	case VMSTACK_FRAME_NATIVE:
 		return vmstack_symbolize_user(s, f->value, f->ret, buf, len);
 	case VMSTACK_FRAME_KERNEL:
-		return vmstack_symbolize_kernel(s, f->value, f->ret, buf, len);
+		return vmstack_symbolize_kernel(f->value, f->ret, buf, len);
 	case VMSTACK_FRAME_ROOT:
 		snprintf(buf, len, "[root]");
 		return buf;

@@ -166,9 +166,8 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 #define VMSTACK_MAX_INLINE 16	/* frames of one address kept: the innermost past it go */
 size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
 				    int ret, const char **names, size_t max);
-const char *vmstack_symbolize_kernel(struct vmstack_symbolizer *s,
-				     uint64_t addr, int ret, char *buf,
-				     size_t len);
+/* Kernel symbols are the same for every process: read once for all. */
+const char *vmstack_symbolize_kernel(uint64_t addr, int ret, char *buf, size_t len);
 void vmstack_symbolizer_free(struct vmstack_symbolizer *s);
 
 #endif

@@ -53,6 +53,28 @@ int vmstack_target_cgroup(int pid, char *buf, size_t len)
 	return found ? 0 : -1;
 }
 
+/*
+ * /proc/PID/stat from its state on (field 3), in @buf; NULL if unreadable.
+ * The name before it may hold spaces and parentheses: it ends at the
+ * last ')'.
+ */
+static const char *read_stat(int pid, char *buf, size_t len)
+{
+	char path[64], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
 size_t vmstack_procs_running(int *pids, size_t max)
 {
 	DIR *d = opendir("/proc");
@@ -62,23 +84,11 @@ size_t vmstack_procs_running(int *pids, size_t max)
 	if (!d)
 		return 0;
 	while (n < max && (e = readdir(d))) {
-		char path[300], buf[512], *p;
 		int pid = atoi(e->d_name);
-		FILE *f;
-		size_t k;
+		const char *state;
+		char buf[1024];
 
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		k = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[k] = 0;
-		/* The state follows the name, which may hold ')'. */
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'R')
+		if (pid > 0 && (state = read_stat(pid, buf, sizeof(buf))) && *state == 'R')
 			pids[n++] = pid;
 	}
 	closedir(d);
@@ -127,7 +137,7 @@ struct vmstack_target *vmstack_target_find(struct vmstack_target *t, size_t n, i
 {
 	size_t i;
 
-	/* A handful of targets: a scan is cheaper than a table. */
+	/* -p's handful: a scan. -a's up to 4,096 pay it once per new stack. */
 	for (i = 0; i < n; i++)
 		if (t[i].pid == pid)
 			return &t[i];
@@ -136,21 +146,13 @@ struct vmstack_target *vmstack_target_find(struct vmstack_target *t, size_t n, i
 
 double vmstack_target_started(int pid)
 {
-	char path[64], buf[1024], *p;
 	unsigned long long ticks;
-	FILE *f;
-	size_t n;
+	const char *p;
+	char buf[1024];
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* After the name, which may hold spaces and parentheses: field 22. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+	/* Field 22, the 20th from the state. */
+	p = read_stat(pid, buf, sizeof(buf));
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 			 &ticks) != 1)
 		return -1;
 	return (double)ticks / (double)sysconf(_SC_CLK_TCK);
