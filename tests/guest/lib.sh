@@ -19,11 +19,14 @@ wait_until() {
 		sleep 0.1
 	done
 }
+# stack_count FILE ERE: the samples in the collapsed stacks FILE whose
+# stack matches the extended regex ERE (all of them for '').
+stack_count() { grep -E -- "$2" "$1" | awk '{s += $NF} END {print s+0}'; }
 # stack_share FILE ERE: the share (whole percent) of the samples in the
 # collapsed stacks FILE whose stack matches the extended regex ERE.
 stack_share() {
-	grep -E -- "$2" "$1" | awk -v t="$(awk '{s += $NF} END {print s+0}' "$1")" \
-		'{s += $NF} END {printf "%d", t ? 100 * s / t : 0}'
+	awk -v s="$(stack_count "$1" "$2")" -v t="$(stack_count "$1" '')" \
+		'BEGIN {printf "%d", t ? 100 * s / t : 0}'
 }
 # leaf_share FILE FRAME_ERE SUFFIX: of the samples in FILE with a frame
 # matching FRAME_ERE, the share whose leaf-most such frame ends in SUFFIX

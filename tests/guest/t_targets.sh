@@ -20,8 +20,8 @@ vmstack-record --stats -d $((4 * scale)) -o $out -p $c,$l,$y 2>/tmp/targets.err 
 cat /tmp/targets.err
 cp $out /tmp/targets.err "$VMSTACK_RESULTS/"
 sort -k2 -nr $out | head -6 | cut -c1-240
-total=$(awk '{s+=$NF} END {print s+0}' $out)
-of() { grep -E -- "$1" $out | awk '{s+=$NF} END {print s+0}'; }
+total=$(stack_count $out '')
+of() { stack_count $out "$1"; }
 nc=$(of "^calltree \\($c\\);")
 nl=$(of "^luajit \\($l\\);")
 ny=$(of "^python3.11 \\($y\\);")
@@ -85,8 +85,8 @@ vmstack-record -o /tmp/exit.folded -p $c,$l 2>/tmp/exit.err ||
 	{ cat /tmp/exit.err; fail "vmstack-record with a target exiting failed"; }
 took=$(($(date +%s) - start))
 cat /tmp/exit.err
-lj=$(grep -E "^luajit \\($l\\);" /tmp/exit.folded | awk '{s+=$NF} END {print s+0}')
-ct=$(grep -E "^calltree \\($c\\);" /tmp/exit.folded | awk '{s+=$NF} END {print s+0}')
+lj=$(stack_count /tmp/exit.folded "^luajit \\($l\\);")
+ct=$(stack_count /tmp/exit.folded "^calltree \\($c\\);")
 note "after luajit exited at ~$((2 * scale)) s: calltree $ct, luajit $lj samples; recorder took $took s"
 [ "$lj" -gt 100 ] && [ "$ct" -gt $((lj * 3 / 2)) ] ||
 	fail "calltree was not sampled on after luajit exited"

@@ -52,7 +52,7 @@ vmstack-record -a --stats -F 199 -d $((8 * scale)) -o $out 2>/tmp/whole.err ||
 wait $late
 cat /tmp/whole.err
 cp $out /tmp/whole.err "$VMSTACK_RESULTS/"
-of() { grep -E -- "$1" $out | awk '{s+=$NF} END {print s+0}'; }
+of() { stack_count $out "$1"; }
 total=$(of '')
 nc=$(of "^calltree \\($c\\);")
 nl=$(of "^luajit \\($l\\);")
@@ -123,10 +123,10 @@ vmstack-record --children -F 499 -o /tmp/ch.folded -- sh -c \
 	2>/tmp/ch.err || { cat /tmp/ch.err; cleanup; fail "vmstack-record --children failed"; }
 cat /tmp/ch.err
 cp /tmp/ch.folded /tmp/ch.err "$VMSTACK_RESULTS/"
-chc=$(grep -E '^calltree \([0-9]+\);' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
-chh=$(grep -E '^calltree \([0-9]+\);(.*;)?main;run;hot_three;' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
-chl=$(grep -E '^luajit \([0-9]+\);' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
-chv=$(grep -E '^luajit \([0-9]+\);.*work\.lua:[0-9]+_\[vm\]' /tmp/ch.folded | awk '{s+=$NF} END {print s+0}')
+chc=$(stack_count /tmp/ch.folded '^calltree \([0-9]+\);')
+chh=$(stack_count /tmp/ch.folded '^calltree \([0-9]+\);(.*;)?main;run;hot_three;')
+chl=$(stack_count /tmp/ch.folded '^luajit \([0-9]+\);')
+chv=$(stack_count /tmp/ch.folded '^luajit \([0-9]+\);.*work\.lua:[0-9]+_\[vm\]')
 note "--children: calltree $chc samples ($chh in hot_three), luajit $chl ($chv with Lua frames)"
 [ "$chc" -gt 300 ] && [ "$chl" -gt 300 ] || { cleanup; fail "--children: a child has too few samples"; }
 [ $((100 * chv / chl)) -ge 85 ] || { cleanup; fail "--children: Lua frames in under 85% of luajit's samples"; }
