@@ -3,7 +3,7 @@
 #   make check      lint, host unit tests, and every guest test in one VM boot
 #   make check T=a,b  only the guest tests a and b (host tests still run)
 #   make check-debug  the guest suite on a KASAN/lockdep/kmemleak/UBSAN kernel
-#                     (built once from linux-source-6.1, cached; see README)
+#                     (built once from linux-source-6.1, cached; see Documentation/testing.md)
 #   make check-kernels  the module built (W=1) and the guest suite run on
 #                     Debian's cloud, PREEMPT_RT and 6.12 kernels
 #                     (L=cloud,rt,6.12 picks lanes)
