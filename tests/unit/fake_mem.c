@@ -26,6 +26,12 @@ void fake_mem_reset(void)
 	reads = 0;
 }
 
+/* The last walk test's regions, freed when the tests are done. */
+__attribute__((destructor)) static void fake_mem_release(void)
+{
+	fake_mem_reset();
+}
+
 void fake_mem_map(uint64_t base, size_t len)
 {
 	if (nregions == MAX_REGIONS)

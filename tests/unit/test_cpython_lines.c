@@ -192,15 +192,3 @@ UNIT_TEST(py311_lines_garbage)
 		free(t);
 	}
 }
-
-void cpython_lines_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "py311_lines_as_cpython", py311_lines_as_cpython },
-		{ "py311_lines_edges", py311_lines_edges },
-		{ "py311_lines_by_hand", py311_lines_by_hand },
-		{ "py311_lines_truncated", py311_lines_truncated },
-		{ "py311_lines_garbage", py311_lines_garbage },
-	};
-	unit_run(t, sizeof(t) / sizeof(t[0]));
-}

@@ -374,13 +374,3 @@ UNIT_TEST(debuglink_in_temp_dir)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(!system(cmd));
 }
-
-void debuginfo_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "libc_named_from_debug_file", libc_named_from_debug_file },
-		{ "lines_and_inlined_calls_as_addr2line", lines_and_inlined_calls_as_addr2line },
-		{ "debuglink_in_temp_dir", debuglink_in_temp_dir },
-	};
-	unit_run(t, sizeof(t) / sizeof(t[0]));
-}

@@ -103,12 +103,3 @@ UNIT_TEST(raw_file_round_trip)
 	free(buf.data);
 	vmstack_symbolizer_free(sym);
 }
-
-void hist_raw_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "hist_buckets_are_ordered_and_tight", hist_buckets_are_ordered_and_tight },
-		{ "raw_file_round_trip", raw_file_round_trip },
-	};
-	unit_run(t, 2);
-}

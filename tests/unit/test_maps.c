@@ -44,12 +44,3 @@ UNIT_TEST(maps_keep_history)
 	CHECK(!vmstack_maps_find(&maps, 0x2000));
 	vmstack_maps_free(&maps);
 }
-
-void maps_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "maps_parse_lines", maps_parse_lines },
-		{ "maps_keep_history", maps_keep_history },
-	};
-	unit_run(t, 2);
-}

@@ -412,19 +412,3 @@ UNIT_TEST(abi_fit_for_older_module)
 	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == 0 && left_out && strstr(left_out, "3.2"));
 	CHECK(vmstack_abi_fit_desc(&d, 2, &left_out) == sizeof(d) && !left_out);
 }
-
-void output_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "frames_decode", frames_decode },
-		{ "folded_merges_sorts_and_reads_back", folded_merges_sorts_and_reads_back },
-		{ "svg_draws_kinds", svg_draws_kinds },
-		{ "pprof_encodes_profile_proto", pprof_encodes_profile_proto },
-		{ "output_table", output_table },
-		{ "stacks_count_distinct", stacks_count_distinct },
-		{ "stacks_counted_by_content_across_growth", stacks_counted_by_content_across_growth },
-		{ "cli_table_is_the_help", cli_table_is_the_help },
-		{ "abi_fit_for_older_module", abi_fit_for_older_module },
-	};
-	unit_run(t, sizeof(t) / sizeof(t[0]));
-}

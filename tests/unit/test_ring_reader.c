@@ -120,12 +120,3 @@ UNIT_TEST(ring_rejects_corrupt_records)
 	CHECK(vmstack_ring_drain(&f.v, on_rec, &s) == -1);
 	CHECK(s.n == 0);
 }
-
-void ring_reader_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "ring_in_order_across_wraps", ring_in_order_across_wraps },
-		{ "ring_rejects_corrupt_records", ring_rejects_corrupt_records },
-	};
-	unit_run(t, 2);
-}

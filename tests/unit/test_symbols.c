@@ -205,15 +205,3 @@ UNIT_TEST(cfi_direct_as_libdw)
 		close(fd);
 	}
 }
-
-void symbols_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "symbols_of_self_exe_and_libc", symbols_of_self_exe_and_libc },
-		{ "symbols_of_many_files", symbols_of_many_files },
-		{ "symtab_perf_map_and_kallsyms", symtab_perf_map_and_kallsyms },
-		{ "needed_matches_ldd", needed_matches_ldd },
-		{ "cfi_direct_as_libdw", cfi_direct_as_libdw },
-	};
-	unit_run(t, sizeof(t) / sizeof(t[0]));
-}

@@ -438,21 +438,3 @@ UNIT_TEST(vm_namers_per_vm)
 	CHECK(!strcmp(vmstack_symbolize(s, &f1, buf, sizeof(buf)), "second:10"));
 	vmstack_symbolizer_free(s);
 }
-
-void vm_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "luajit_builds_found", luajit_builds_found },
-		{ "luajit_unknown_build", luajit_unknown_build },
-		{ "luajit_production_builds", luajit_production_builds },
-		{ "luajit_code_disagrees", luajit_code_disagrees },
-		{ "lua54_versions_found", lua54_versions_found },
-		{ "cpython_builds_found", cpython_builds_found },
-		{ "cpython_code_disagrees", cpython_code_disagrees },
-		{ "runtime_table", runtime_table },
-		{ "vm_text_parse", vm_text_parse },
-		{ "luajit_builtin_names", luajit_builtin_names },
-		{ "vm_namers_per_vm", vm_namers_per_vm },
-	};
-	unit_run(t, sizeof(t) / sizeof(t[0]));
-}

@@ -886,27 +886,3 @@ UNIT_TEST(vm_desc_checks)
 	d.top_reg = VMSTACK_VM_REG_RBP;
 	CHECK(vmstack_vm_desc_check(&d) != NULL);
 }
-
-void walk_tests(void)
-{
-	static const struct unit_test t[] = {
-		{ "walk_fp_chain", walk_fp_chain },
-		{ "walk_fp_loop_and_fault", walk_fp_loop_and_fault },
-		{ "walk_depth_cap", walk_depth_cap },
-		{ "walk_rules", walk_rules },
-		{ "walk_rule_cache", walk_rule_cache },
-		{ "walk_vm_frames", walk_vm_frames },
-		{ "walk_vm_cycle", walk_vm_cycle },
-		{ "walk_vm_empty_activation_at_leaf", walk_vm_empty_activation_at_leaf },
-		{ "walk_jit_near", walk_jit_near },
-		{ "walk_jit_seen", walk_jit_seen },
-		{ "walk_vm_ref32", walk_vm_ref32 },
-		{ "walk_jit_anchor_ptr", walk_jit_anchor_ptr },
-		{ "walk_steps_rise_by_a_word", walk_steps_rise_by_a_word },
-		{ "walk_read_budget", walk_read_budget },
-		{ "walk_cpython_shape", walk_cpython_shape },
-		{ "vm_desc_checks", vm_desc_checks },
-	};
-	unit_run(t, sizeof(t) / sizeof(t[0]));
-	fake_mem_reset();
-}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A minimal unit-test harness: each TEST prints "PASS name" or "FAIL name"
- * (the lines tests/run counts); CHECK failures say where and why.
+ * A minimal unit-test harness. UNIT_TEST(name) { ... } defines a test and
+ * registers it: writing the test is all it takes to add one. Each test
+ * prints "PASS unit:name" or "FAIL unit:name" (the lines tests/run
+ * counts); CHECK failures say where and why.
  */
 #ifndef VMSTACK_UNIT_H
 #define VMSTACK_UNIT_H
@@ -21,10 +23,27 @@ extern int unit_failed;
 struct unit_test {
 	const char *name;
 	void (*fn)(void);
+	/* Where it is defined: the run order, whatever the link order. */
+	const char *file;
+	int line;
+	struct unit_test *next;
 };
 
-#define UNIT_TEST(name) static void name(void)
+void unit_register(struct unit_test *t);
 
-void unit_run(const struct unit_test *tests, int n);
+/*
+ * A constructor (run before main) puts the test on the harness's list, so
+ * there is no table or prototype to keep in step with the tests.
+ */
+#define UNIT_TEST(name)							\
+	static void name(void);						\
+	static struct unit_test unit_test_##name = {			\
+		#name, name, __FILE__, __LINE__, NULL			\
+	};								\
+	__attribute__((constructor)) static void unit_register_##name(void) \
+	{								\
+		unit_register(&unit_test_##name);			\
+	}								\
+	static void name(void)
 
 #endif
