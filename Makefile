@@ -1,7 +1,14 @@
 # vmstack: the kernel module (Kbuild) and the user-space tools.
-#   make            build vmstack.ko and the tools in build/
+#   make            the product: vmstack.ko, and in build/ the tools users
+#                   install and libvmstack
+#   make tools      those tools, and the test tools and workloads (they
+#                   need python3.11-dev and LuaJIT; the check, bench and
+#                   demo targets build them)
 #   make check      lint, host unit tests, and every guest test in one VM boot
 #   make check T=a,b  only the guest tests a and b (host tests still run)
+#   make check-guest T=a,b  only the guest tests a and b (every one without
+#                   T) in one VM boot, with the kernel log check: no host
+#                   test (lint, unit, ASan, Chromium, install, DKMS)
 #   make check-debug  the guest suite on a KASAN/lockdep/kmemleak/UBSAN kernel
 #                     (built once from linux-source-6.1, cached; see Documentation/testing.md)
 #   make check-kernels  the module built (W=1) and the guest suite run on
@@ -54,18 +61,21 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
 
-.PHONY: all module tools asan check check-debug check-kernels lint demo bench clean \
-	install uninstall modules_install install-dkms
-all: module tools
+# What users install (make install): the tools and libvmstack.
+INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
+PRODUCT := $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
+# What only the tests use.
+TEST_TOOLS := $(B)/unit-tests $(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw \
+	      $(B)/vmstack-attach-time $(WORKLOADS)
+
+.PHONY: all module tools asan check check-guest check-debug check-kernels lint demo bench \
+	clean install uninstall modules_install install-dkms
+all: module $(PRODUCT)
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/vmstack $(B)/vmstack-record $(B)/vmstack-report $(B)/vmstack-flamegraph \
-	$(B)/libvmstack.so $(B)/libvmstack.a \
-	$(B)/unit-tests \
-	$(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw $(B)/vmstack-attach-time \
-	$(WORKLOADS)
+tools: $(PRODUCT) $(TEST_TOOLS)
 
 $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
@@ -174,13 +184,12 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 # systemd's unit directory for units a package or an admin installs.
 SYSTEMDDIR ?= /etc/systemd/system
-INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
 MAN_PAGES := $(wildcard man/*.[1-8])
 
 # The library under its soname, libvmstack.so.1, which programs linked
 # with -lvmstack load; libvmstack.so links to it for the linker. ldconfig
 # only for a real install as root (a staged one is the packager's).
-install: $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
+install: $(PRODUCT)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)
 	install -m 755 $(INSTALL_TOOLS:%=$(B)/%) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(B)/libvmstack.so $(DESTDIR)$(LIBDIR)/libvmstack.so.1
@@ -221,10 +230,10 @@ install-dkms:
 	install -m 644 include/uapi/linux/vmstack.h $(DKMS_DIR)/include/uapi/linux/
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in >$(DKMS_DIR)/dkms.conf
 
-demo: all
+demo: module tools
 	scripts/demo
 
-bench: all
+bench: module tools
 	scripts/bench
 
 # The user space under AddressSanitizer and UBSan: any report aborts.
@@ -233,8 +242,14 @@ asan:
 	$(MAKE) B=$(B)/asan CFLAGS='$(ASAN_CFLAGS)' LDFLAGS='-fsanitize=address,undefined' \
 		$(B)/asan/unit-tests $(B)/asan/vmstack-record
 
-check: all asan
+check: module tools asan
 	tests/run $(or $(T),all)
+
+# The guest needs make asan's recorder only for t_asan_record.
+comma := ,
+GUEST_ASAN := $(if $(filter all asan_record,$(or $(subst $(comma), ,$(T)),all)),asan)
+check-guest: module tools $(GUEST_ASAN)
+	tests/run --guest-only $(or $(T),all)
 
 check-debug: tools asan
 	scripts/check-debug $(or $(T),all)

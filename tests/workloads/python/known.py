@@ -62,7 +62,7 @@ Modes and their intended split (of the mode's work, "stack contains F"):
             the same deadline, is waited for: no orphan, no zombie.
             Three images, each with heavy/light/other at 50/25/25.
 
-sandwich needs vmsext (vmsext.c, built by make into build/workloads): its
+sandwich needs vmsext (vmsext.c, built by make tools into build/workloads): its
 directory comes from the environment variable VMSEXT_DIR.
 
 reference.py imports this file (nothing runs on import) and calls run().
