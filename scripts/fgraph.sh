@@ -1,4 +1,5 @@
-# Sourced by guest programs (scripts/guest-bench, scripts/guest-fgraph):
+# Sourced by guest programs (scripts/guest-bench, scripts/guest-fgraph),
+# after scripts/lib/stats.sh:
 # the in-kernel time per sample of a profiler, measured by the kernel's
 # function_graph tracer on the perf overflow path. vmstack's handler and
 # perf's own callchain + output both run below __perf_event_overflow, so
@@ -83,10 +84,9 @@ fg_run() {
 	FG_LOST=$(cat "$T"/per_cpu/cpu*/stats | awk '/^overrun:/ {n += $2} END {print n + 0}')
 }
 
-# Median and p99 (ns) of a file of durations: "MEDIAN P99".
+# Median and p99 (ns) of a file of durations: "MEDIAN P99" ("0 0" for
+# none).
 fg_stats() {
-	sort -n "$1" | awk '{v[NR] = $1} END {
-		if (!NR) { print "0 0"; exit }
-		p = int(0.99 * NR + 0.999); if (p < 1) p = 1
-		print v[int((NR + 1) / 2)], v[p] }'
+	[ -s "$1" ] || { echo "0 0"; return; }
+	echo "$(median <"$1") $(p99 <"$1")"
 }
