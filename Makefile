@@ -43,12 +43,14 @@ LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
 LDLIBS_CORE := -ldw -lelf -lz
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
-# One file per VM runtime in user/vm/, one per output format in user/output/.
+# One file per VM runtime in user/vm/, one per output format in user/output/;
+# user/unwind/ makes the unwind rows.
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/abi.c \
-	     user/frame.c user/profile.c user/raw_file.c user/cfi.c user/threads.c \
+	     user/frame.c user/profile.c user/raw_file.c user/threads.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
 	     user/debuginfo.c user/lines.c \
-	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c)
+	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
+	     $(wildcard user/unwind/*.c)
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 # The recorder's own parts.
 RECORD_OBJS := $(B)/record.o $(B)/target.o $(B)/rotate.o $(B)/command.o $(B)/cli.o

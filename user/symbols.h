@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 #include "frame.h"
 #include "maps.h"
 

@@ -2,13 +2,14 @@
 /*
  * vmstack-cfi-dump FILE: print the unwind rows vmstack derives from FILE's
  * CFI, one per line: "VADDR cfa=KIND off=N rbp=KIND rbpoff=M". The host
- * tests compare them with readelf's own decoding (tests/host/).
+ * tests compare them with readelf's own decoding (tests/host/). Why rules
+ * fell back to the frame pointer goes to stderr ("refused: REASON N ...").
  */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 
 int main(int argc, char **argv)
 {
@@ -27,6 +28,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("fdes %zu rows %zu fallback %zu\n", t.fdes, t.n, t.fallback_rows);
+	if (t.fallback_rows) {
+		fprintf(stderr, "refused:");
+		for (i = 0; i < VMSTACK_CFI_REFUSALS; i++)
+			if (t.refused[i])
+				fprintf(stderr, " %s %zu", vmstack_cfi_refusal_name(i), t.refused[i]);
+		fprintf(stderr, "\n");
+	}
 	for (i = 0; i < t.n; i++)
 		printf("%" PRIx64 " cfa=%d off=%d rbp=%d rbpoff=%d\n", t.rows[i].vaddr,
 		       t.rows[i].rule.cfa, t.rows[i].rule.cfa_off, t.rows[i].rule.rbp,

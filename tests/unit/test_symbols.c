@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 #include "needed.h"
 #include "symbols.h"
 #include "unit.h"
@@ -204,4 +204,43 @@ UNIT_TEST(cfi_direct_as_libdw)
 		elf_end(elf);
 		close(fd);
 	}
+}
+
+/*
+ * Each rule that falls back to the frame pointer is refused for a named
+ * reason, the same from both readers (one reducer): libc's CFA off rdi
+ * or rdx (its context-switching functions), python3.11's _start whose
+ * return address is undefined.
+ */
+UNIT_TEST(cfi_refusals_named)
+{
+	static const char *const files[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6", "/usr/bin/python3.11",
+	};
+	size_t i, k, sum;
+
+	elf_version(EV_CURRENT);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct vmstack_cfi_table a, b;
+		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		Elf *elf;
+
+		if (fd < 0)
+			continue;	/* python3.11: where installed */
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		CHECK(!vmstack_cfi_build_direct(elf, &a));
+		CHECK(!vmstack_cfi_build_libdw(elf, &b));
+		for (k = 0, sum = 0; k < VMSTACK_CFI_REFUSALS; k++)
+			sum += a.refused[k];
+		CHECK(a.fallback_rows > 0 && sum == a.fallback_rows &&
+		      !a.refused[VMSTACK_CFI_REDUCED]);
+		CHECK(!memcmp(a.refused, b.refused, sizeof(a.refused)));
+		CHECK(i || a.refused[VMSTACK_CFI_CFA_REGISTER]);
+		CHECK(!i || a.refused[VMSTACK_CFI_RA_ELSEWHERE]);
+		vmstack_cfi_free(&a);
+		vmstack_cfi_free(&b);
+		elf_end(elf);
+		close(fd);
+	}
+	CHECK(!strcmp(vmstack_cfi_refusal_name(VMSTACK_CFI_CFA_EXPRESSION), "cfa-expression"));
 }

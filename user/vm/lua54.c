@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi.h"
+#include "unwind/cfi.h"
 #include "elf_facts.h"
 #include "runtime.h"
 #include "symbols.h"

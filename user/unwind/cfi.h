@@ -7,8 +7,8 @@
  * does not reduce (DRAP realignment, expressions) get VMSTACK_UW_FP, so
  * the module falls back to the frame pointer there.
  */
-#ifndef VMSTACK_CFI_H
-#define VMSTACK_CFI_H
+#ifndef VMSTACK_UNWIND_CFI_H
+#define VMSTACK_UNWIND_CFI_H
 
 #include <libelf.h>
 #include <stddef.h>
@@ -20,10 +20,22 @@ struct vmstack_cfi_row {
 	struct vmstack_uw_row rule;	/* rule.start unused here */
 };
 
+/* Why a frame's rule did not reduce to a module rule (reduce.c). */
+enum vmstack_cfi_refusal {
+	VMSTACK_CFI_REDUCED,		/* not refused */
+	VMSTACK_CFI_CFA_EXPRESSION,	/* CFA by an expression (DRAP) or not given */
+	VMSTACK_CFI_CFA_REGISTER,	/* CFA off a register other than rsp, rbp */
+	VMSTACK_CFI_CFA_OFFSET,		/* CFA's offset past 32 bits */
+	VMSTACK_CFI_RA_ELSEWHERE,	/* return address not at CFA - 8 */
+	VMSTACK_CFI_REFUSALS
+};
+
 struct vmstack_cfi_table {
 	struct vmstack_cfi_row *rows;	/* sorted; each holds up to the next */
 	size_t n, cap;
 	size_t fdes, fallback_rows;
+	/* fallback_rows by reason (before neighbours merge, as fallback_rows) */
+	size_t refused[VMSTACK_CFI_REFUSALS];
 };
 
 /* 0 on success (possibly with no rows), -1 if the file has no usable CFI. */
@@ -44,5 +56,7 @@ int vmstack_cfi_fde_range(Elf *elf, uint64_t addr, uint64_t *start, uint64_t *en
 size_t vmstack_cfi_slice(const struct vmstack_cfi_table *t, uint64_t lo,
 			 uint64_t hi, struct vmstack_uw_row **out);
 void vmstack_cfi_free(struct vmstack_cfi_table *t);
+/* A refusal's name, as vmstack-cfi-dump prints it ("cfa-expression"). */
+const char *vmstack_cfi_refusal_name(enum vmstack_cfi_refusal why);
 
 #endif
