@@ -34,6 +34,7 @@
 #include "stacks.h"
 #include "symbols.h"
 #include "target.h"
+#include "unwind/upload.h"
 #include "util.h"
 #include "vm/attach.h"
 #include "vm/runtime.h"
@@ -380,9 +381,7 @@ struct recording {
 	uint64_t samples_before;	/* in the intervals written */
 	unsigned int intervals;		/* profiles written */
 	int older_module;		/* said that the module lacks a feature */
-	uint64_t uw_bytes;		/* module memory for unwind rules */
-	size_t uw_maps, uw_rows, uw_shared;
-	int uw_failed;
+	struct vmstack_unwind_stats uw;	/* the mappings' unwind rules */
 };
 
 /* The module's name for a target: 0 for the first (every module knows it). */
@@ -404,58 +403,6 @@ static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t 
 	return err < 0 ? -1 : 0;
 }
 
-/*
- * The name of a mapping's rows in the module: the same file (device,
- * inode, path) mapped at the same offset and length has the same rows in
- * every process. FNV-1a; never 0.
- */
-static uint64_t rows_key(const struct vmstack_map *m)
-{
-	char buf[4200];
-	uint64_t h = 0xcbf29ce484222325ULL;
-	int n = snprintf(buf, sizeof(buf), "%" PRIu64 ":%" PRIu64 ":%s:%" PRIx64 ":%" PRIx64,
-			 m->dev, m->inode, m->path, m->offset, m->end - m->start);
-
-	for (int i = 0; i < n && i < (int)sizeof(buf); i++)
-		h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
-	return h ? h : 1;
-}
-
-/* Give the module the unwind rules of a new executable mapping of @t. */
-static void upload_unwind(struct recording *r, struct vmstack_target *t,
-			  struct vmstack_map *m)
-{
-	const struct vmstack_cfi_table *cfi;
-	struct vmstack_uw_row *rows;
-	uint64_t lo, key = rows_key(m);
-	char msg[256];
-	size_t n;
-
-	if (!m->symtab)
-		return;
-	/* Another process's copy, if the module has one: no rows sent. */
-	if (!vmstack_nl_unwind_place(r->nl, r->sess.fd, module_pid(r, t), key, m->start,
-				     m->end, &r->uw_bytes, msg, sizeof(msg))) {
-		r->uw_maps++;
-		r->uw_shared++;
-		return;
-	}
-	if (!(cfi = vmstack_symtab_cfi(m->symtab)) ||
-	    vmstack_symtab_vaddr(m->symtab, m->offset, &lo))
-		return;
-	n = vmstack_cfi_slice(cfi, lo, lo + (m->end - m->start), &rows);
-	if (n && vmstack_nl_unwind_add(r->nl, r->sess.fd, module_pid(r, t), key, m->start,
-				       m->end, rows, n, &r->uw_bytes, msg, sizeof(msg))) {
-		if (!r->uw_failed++)
-			fprintf(stderr, TOOL ": unwind rules for %s refused: %s\n",
-				m->path, msg);
-	} else if (n) {
-		r->uw_maps++;
-		r->uw_rows += n;
-	}
-	free(rows);
-}
-
 /* A new executable mapping: its VM, if any, and its unwind rules. */
 static void on_new_map(void *arg, struct vmstack_map *m)
 {
@@ -467,7 +414,7 @@ static void on_new_map(void *arg, struct vmstack_map *m)
 		return;
 	vmstack_vm_attach_map(&t->vms, m);
 	if (r->o->cfi)
-		upload_unwind(r, t, m);
+		vmstack_unwind_upload(r->nl, r->sess.fd, module_pid(r, t), m, &r->uw);
 }
 
 /* @t opened on @pid, with its VMs' callbacks; its mappings not read yet. */
@@ -704,7 +651,7 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		fps ? mean / fps : 0);
 	fprintf(stderr, TOOL ": unwind rules: %zu mappings (%zu of them rows another process uploaded), %zu rows sent, %" PRIu64
 		" bytes in the module; %" PRIu64 " lookups, %.1f%% from the per-CPU cache\n",
-		r->uw_maps, r->uw_shared, r->uw_rows, r->uw_bytes, VMSTACK_CNT(c, UW_LOOKUPS),
+		r->uw.maps, r->uw.shared, r->uw.rows, r->uw.bytes, VMSTACK_CNT(c, UW_LOOKUPS),
 		VMSTACK_CNT(c, UW_LOOKUPS) ?
 		100.0 * VMSTACK_CNT(c, UW_HITS) / VMSTACK_CNT(c, UW_LOOKUPS) : 0.0);
 	if (r->njoin_delay) {
