@@ -2,20 +2,46 @@
 /*
  * vmstack: one stack per sample across native code and interpreters.
  * This file only ties the pieces together at load and unload.
+ *
+ * Each file calls only files below it, never one that calls back into it
+ * (scripts/lint checks the objects' symbols for a loop):
+ *
+ *   main.c            load and unload
+ *   netlink.c         the commands; the caller record (access.h)
+ *   session.c         the registry of sessions, the file that owns one
+ *   target.c          the target set, VM_ADD's descriptors
+ *   unwind_table.c    UNWIND_ADD's rules, per process, shared per file
+ *   access.c          who may start a session, whose memory it may read
+ *   events.c          perf events, CPU hotplug
+ *   sample.c          the overflow handler: the one that writes records
+ *   unwind_kernel.c   the kernel stack (ORC)
+ *   ring.c            the rings: the area, each CPU's ring
+ *   walk.h            the user walk as pure code, also built on the host:
+ *                     unwind_user.c, vm_walk.c, uw_rows.c, vm_check.c
+ *
+ * netlink.c -> session.c -> target.c -> access.c, unwind_table.c
+ *                        -> events.c -> sample.c -> ring.c, unwind_kernel.c,
+ *                                                   walk.h's files
+ * (and netlink.c reaches events.c, target.c and unwind_table.c directly).
+ * Each subsystem's header says what it offers; session.h holds the
+ * session as all of them see it.
  */
 #include <linux/module.h>
-#include "vmstack.h"
+#include <linux/vmstack.h>
+#include "events.h"
+#include "netlink.h"
+#include "session.h"
 
 static int __init vmstack_init(void)
 {
 	int err;
 
-	err = vmstack_session_init();
+	err = vmstack_events_init();
 	if (err)
 		return err;
 	err = vmstack_netlink_init();
 	if (err) {
-		vmstack_session_exit();
+		vmstack_events_exit();
 		return err;
 	}
 	pr_info("vmstack %s loaded (ABI %d.%d)\n", VMSTACK_VERSION,
@@ -30,6 +56,7 @@ static int __init vmstack_init(void)
 static void __exit vmstack_exit(void)
 {
 	vmstack_netlink_exit();
+	vmstack_events_exit();
 	vmstack_session_exit();
 	pr_info("vmstack unloaded\n");
 }

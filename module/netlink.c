@@ -4,15 +4,24 @@
  * per command, and every refusal explained through the extended ack.
  * Requests run in the sender's context: SESSION_START installs the
  * session's file in the sender's table, and every other command finds its
- * session through a descriptor in that table.
+ * session through a descriptor in that table. The requests whose answer
+ * depends on who asks get a record of the caller, filled here: no socket
+ * buffer goes further.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/percpu.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
-#include "vmstack.h"
+#include "access.h"
 #include "compat.h"
+#include "events.h"
+#include "netlink.h"
+#include "session.h"
+#include "target.h"
+#include "unwind_table.h"
 
 static struct genl_family vmstack_family;
 
@@ -89,6 +98,22 @@ static const struct nla_policy vmstack_target_policy[VMSTACK_A_SESSION_FD + 1] =
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 };
 
+/*
+ * Who sent @skb, for access.c. netlink_capable() is against the initial
+ * user namespace and also requires that whoever opened the socket had
+ * the capability.
+ */
+static void vmstack_nl_caller(struct sk_buff *skb, struct vmstack_caller *c)
+{
+	*c = (struct vmstack_caller){
+		.cred = current_cred(),
+		.sys_admin = netlink_capable(skb, CAP_SYS_ADMIN),
+		.perfmon = netlink_capable(skb, CAP_PERFMON),
+		.sys_ptrace = netlink_capable(skb, CAP_SYS_PTRACE),
+		.ipc_lock = capable(CAP_IPC_LOCK),
+	};
+}
+
 static void *vmstack_reply_start(struct genl_info *info, struct sk_buff **msgp,
 				 size_t size)
 {
@@ -132,6 +157,7 @@ static u32 vmstack_attr_u32(struct genl_info *info, int attr, u32 dflt)
 
 static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 {
+	struct vmstack_caller caller;
 	struct vmstack_session_cfg cfg;
 	struct vmstack_session *s;
 	struct sk_buff *msg;
@@ -177,8 +203,9 @@ static int vmstack_nl_session_start(struct sk_buff *skb, struct genl_info *info)
 		err = fd;
 		goto err_msg;
 	}
-	/* The privilege check is the session's: it depends on the target. */
-	err = vmstack_session_start(skb, &cfg, info->extack, &s, &file);
+	/* The caller's rights are decided below (access.c): they depend on the target. */
+	vmstack_nl_caller(skb, &caller);
+	err = vmstack_session_start(&caller, &cfg, info->extack, &s, &file);
 	if (err)
 		goto err_fd;
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_ID, s->id) ||
@@ -392,12 +419,12 @@ static int vmstack_nl_session_apply(struct genl_info *info,
 
 static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	return vmstack_nl_session_apply(info, vmstack_session_stop);
+	return vmstack_nl_session_apply(info, vmstack_events_stop);
 }
 
 static int vmstack_nl_session_resume(struct sk_buff *skb, struct genl_info *info)
 {
-	return vmstack_nl_session_apply(info, vmstack_session_resume);
+	return vmstack_nl_session_apply(info, vmstack_events_resume);
 }
 
 static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
@@ -491,6 +518,7 @@ static int vmstack_nl_vm_add(struct sk_buff *skb, struct genl_info *info)
 
 static int vmstack_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 {
+	struct vmstack_caller caller;
 	struct vmstack_session *s;
 	struct file *file;
 	int err;
@@ -505,7 +533,8 @@ static int vmstack_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "a TASK_EVENTS session samples one process");
 		err = -EINVAL;
 	} else {
-		err = vmstack_target_add(s, skb, nla_get_u32(info->attrs[VMSTACK_A_PID]),
+		vmstack_nl_caller(skb, &caller);
+		err = vmstack_target_add(s, &caller, nla_get_u32(info->attrs[VMSTACK_A_PID]),
 					 info->extack);
 	}
 	fput(file);

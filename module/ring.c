@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU single-producer ring buffers shared with the reader.
+ * The rings: per-CPU single-producer ring buffers shared with the reader,
+ * in one area of pages charged to the caller and mapped by the reader.
  *
  * Only the sample handler of one CPU writes that CPU's ring, and it cannot
  * nest (see sample.c), so no lock is needed. The reader is untrusted: the
@@ -8,11 +9,20 @@
  * the only one we trust.
  */
 #include <linux/mm.h>
+#include <linux/netlink.h>
+#include <linux/percpu.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
 #include <linux/string.h>
-#include "vmstack.h"
+#include <linux/vmalloc.h>
+#include "access.h"
+#include "compat.h"
+#include "ring.h"
+#include "session.h"
 
-void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
-		       unsigned int pages, unsigned int cpu)
+static void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
+			      unsigned int pages, unsigned int cpu)
 {
 	r->ctl = ctl_page;
 	r->data = (u8 *)ctl_page + PAGE_SIZE;
@@ -24,6 +34,94 @@ void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
 	r->ctl->cpu = cpu;
 	r->ctl->abi_major = VMSTACK_ABI_MAJOR;
 	r->ctl->abi_minor = VMSTACK_ABI_MINOR;
+}
+
+/* How big the rings are: a control page and the data pages per CPU. */
+void vmstack_rings_size(struct vmstack_session *s)
+{
+	s->nr_rings = nr_cpu_ids;
+	s->ring_stride = (size_t)(s->cfg.ring_pages + 1) * PAGE_SIZE;
+	s->area_size = s->ring_stride * s->nr_rings;
+	s->nr_pages = s->area_size >> PAGE_SHIFT;
+}
+
+/*
+ * The rings count as the user's locked memory, as perf's buffers do:
+ * within RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.
+ */
+int vmstack_rings_charge(struct vmstack_session *s, const struct vmstack_caller *c,
+			 struct netlink_ext_ack *extack)
+{
+	unsigned long pages = s->nr_pages, limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long cur;
+
+	s->user = get_current_user();
+	cur = atomic_long_read(&s->user->locked_vm);
+	do {
+		if (!c->ipc_lock && cur + pages > limit) {
+			NL_SET_ERR_MSG(extack,
+				       "the rings exceed RLIMIT_MEMLOCK: raise it or use fewer ring pages");
+			return -ENOMEM;
+		}
+	} while (!atomic_long_try_cmpxchg(&s->user->locked_vm, &cur, cur + pages));
+	s->locked_pages = pages;
+	return 0;
+}
+
+/* The rings' pages: charged to the caller's memory cgroup too. */
+int vmstack_rings_alloc(struct vmstack_session *s)
+{
+	unsigned long i;
+	unsigned int cpu;
+
+	s->pages = kvcalloc(s->nr_pages, sizeof(*s->pages), GFP_KERNEL_ACCOUNT);
+	if (!s->pages)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_pages; i++) {
+		s->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					 __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+		if (!s->pages[i])
+			return -ENOMEM;
+	}
+	/* VM_USERMAP: remap_vmalloc_range() maps it for the reader. */
+	s->area = vmap(s->pages, s->nr_pages, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (!s->area)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		if (cpu >= s->nr_rings)
+			break;
+		vmstack_ring_init(&per_cpu_ptr(s->pcpu, cpu)->ring,
+				  (u8 *)s->area + cpu * s->ring_stride,
+				  s->cfg.ring_pages, cpu);
+	}
+	return 0;
+}
+
+void vmstack_rings_free(struct vmstack_session *s)
+{
+	unsigned long i;
+
+	if (s->area)
+		vunmap(s->area);
+	for (i = 0; s->pages && i < s->nr_pages && s->pages[i]; i++)
+		__free_page(s->pages[i]);
+	kvfree(s->pages);
+	if (s->user) {
+		atomic_long_sub(s->locked_pages, &s->user->locked_vm);
+		free_uid(s->user);
+	}
+}
+
+int vmstack_rings_mmap(struct vmstack_session *s, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff != 0 || vma->vm_end - vma->vm_start != s->area_size)
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	/* Not inherited by fork: a child would keep the session alive. */
+	vm_flags_clear(vma, VM_MAYEXEC);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	return remap_vmalloc_range(vma, s->area, 0);
 }
 
 /*

@@ -20,8 +20,12 @@
 #include <asm/ptrace.h>
 #include <asm/sigcontext.h>
 #include <asm/ucontext.h>
-#include "vmstack.h"
 #include "compat.h"
+#include "ring.h"
+#include "sample.h"
+#include "session.h"
+#include "target.h"
+#include "unwind_kernel.h"
 
 /* The user stack from registers @uregs (walk.h does the work). */
 static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_proc *p,

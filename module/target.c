@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session's target set: the processes it samples, each with its own
- * unwind rules and VM descriptors. The process a session starts on is the
- * first; TARGET_ADD adds more (each with the same right to read it as
- * the first), TARGET_DEL forgets one that exited. The handler finds the
+ * unwind rules and VM descriptors (VM_ADD). The process a session starts
+ * on is the first; TARGET_ADD adds more (each with the same right to read
+ * it as the first), TARGET_DEL forgets one that exited. A session over
+ * every process or a cgroup's starts with none. The handler finds the
  * interrupted process in a hash table by its struct pid under RCU (one
  * bucket, at most VMSTACK_MAX_TARGETS entries in all); writers hold
  * s->lock, and a process leaves the table before its memory is freed
  * after a grace period.
  */
+#include <linux/build_bug.h>
+#include <linux/err.h>
 #include <linux/hashtable.h>
+#include <linux/minmax.h>
 #include <linux/netlink.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include "vmstack.h"
+#include <linux/string.h>
+#include "access.h"
+#include "compat.h"
+#include "extack.h"
+#include "target.h"
+#include "unwind_table.h"
 
 /* @nr's entry (its number when added), or NULL. Caller holds s->lock. */
 static struct vmstack_proc *vmstack_target_by_nr(struct vmstack_session *s, u32 nr)
@@ -54,8 +63,8 @@ static void vmstack_target_free(struct vmstack_session *s, struct vmstack_proc *
 		kfree_rcu(p, rcu);
 }
 
-int vmstack_target_add(struct vmstack_session *s, struct sk_buff *skb, u32 nr,
-		       struct netlink_ext_ack *extack)
+int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c,
+		       u32 nr, struct netlink_ext_ack *extack)
 {
 	struct vmstack_proc *p, *old;
 	int err;
@@ -63,7 +72,7 @@ int vmstack_target_add(struct vmstack_session *s, struct sk_buff *skb, u32 nr,
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
-	p->tgid = vmstack_find_target(skb, nr, extack, &err, &p->watch_dumpable);
+	p->tgid = vmstack_find_target(c, nr, extack, &err, &p->watch_dumpable);
 	if (!p->tgid) {
 		kfree(p);
 		return err;
@@ -97,6 +106,41 @@ int vmstack_target_add(struct vmstack_session *s, struct sk_buff *skb, u32 nr,
 	return err;
 }
 
+/*
+ * The session's first target (none for ALL and CGROUP_FD), the cgroup,
+ * and how a process outside the set is read (ALL, CGROUP_FD, CHILDREN).
+ * CAP_PERFMON (checked before) is perf's right to sample every
+ * process's stacks; reading one that is not dumpable (a setuid program)
+ * takes the right to read any process, as a target's does.
+ */
+int vmstack_targets_init(struct vmstack_session *s, const struct vmstack_caller *c,
+			 struct netlink_ext_ack *extack)
+{
+	struct cgroup *cgrp;
+	int err;
+
+	if (!s->cfg.all && !s->cfg.cgroup) {
+		err = vmstack_target_add(s, c, s->cfg.pid, extack);
+		if (err || !s->cfg.children)
+			return err;
+	}
+	/* A child runs with its parent's credentials unless it runs setuid. */
+	s->undescribed.watch_dumpable = !vmstack_may_read_any(c);
+	if (!s->cfg.cgroup)
+		return 0;
+	cgrp = vmstack_cgroup_get(s->cfg.cgroup_fd);
+	if (PTR_ERR_OR_ZERO(cgrp) == -EOPNOTSUPP) {
+		NL_SET_ERR_MSG(extack, "this kernel has no cgroups (CONFIG_CGROUPS)");
+		return -EOPNOTSUPP;
+	}
+	if (IS_ERR(cgrp)) {
+		NL_SET_ERR_MSG(extack, "CGROUP_FD is not a cgroup v2 directory");
+		return PTR_ERR(cgrp);
+	}
+	s->cgrp = cgrp;
+	return 0;
+}
+
 int vmstack_target_del(struct vmstack_session *s, u32 nr,
 		       struct netlink_ext_ack *extack)
 {
@@ -114,6 +158,47 @@ int vmstack_target_del(struct vmstack_session *s, u32 nr,
 	return 0;
 }
 
+int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
+		   const void *desc, size_t len, struct netlink_ext_ack *extack)
+{
+	struct vmstack_vm_desc d = { 0 };
+	const char *why;
+	int err = 0;
+
+	lockdep_assert_held(&s->lock);
+	/*
+	 * The policy holds @len to VMSTACK_VM_DESC_MIN_SIZE..MAX_SIZE. A
+	 * shorter descriptor (an older tool) leaves our newer fields 0; a
+	 * longer one (a newer tool) may only carry zeros we do not know.
+	 */
+	if (len > sizeof(d) && memchr_inv((const u8 *)desc + sizeof(d), 0,
+					  len - sizeof(d))) {
+		NL_SET_ERR_MSG(extack,
+			       "VM descriptor uses fields this module does not know (a newer ABI minor)");
+		return -EOPNOTSUPP;
+	}
+	/* A copy: the attribute is only 4-byte aligned. */
+	memcpy(&d, desc, min(len, sizeof(d)));
+	why = vmstack_vm_desc_check(&d);
+	if (why) {
+		vmstack_set_err(extack, why);
+		return -EINVAL;
+	}
+	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
+	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_2 ||
+		     sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
+		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
+	if (p->nr_vms == VMSTACK_VM_MAX) {
+		NL_SET_ERR_MSG(extack, "too many VM descriptors for this process");
+		err = -ENOSPC;
+	} else {
+		p->vms[p->nr_vms] = d;
+		/* The handler reads nr_vms first: the descriptor must be in place. */
+		smp_store_release(&p->nr_vms, p->nr_vms + 1);
+	}
+	return err;
+}
+
 /* Sampling has stopped and a grace period has passed (session.c). */
 void vmstack_targets_free(struct vmstack_session *s)
 {
@@ -123,4 +208,6 @@ void vmstack_targets_free(struct vmstack_session *s)
 
 	hash_for_each_safe(s->procs, bkt, tmp, p, node)
 		vmstack_target_free(s, p, true);
+	if (s->cgrp)
+		vmstack_cgroup_put(s->cgrp);
 }

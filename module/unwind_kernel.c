@@ -2,7 +2,8 @@
 /* The kernel part of a stack, from the interrupted registers, with ORC. */
 #include <linux/sched.h>
 #include <asm/unwind.h>
-#include "vmstack.h"
+#include <linux/vmstack.h>
+#include "unwind_kernel.h"
 
 unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
 				   unsigned int max, u16 *flags)

@@ -23,7 +23,9 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include "vmstack.h"
+#include "extack.h"
+#include "session.h"
+#include "unwind_table.h"
 
 static size_t vmstack_uw_bytes(const struct vmstack_uw_table *t)
 {

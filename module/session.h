@@ -1,39 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Declarations shared between the files of vmstack.ko. */
-#ifndef _VMSTACK_H
-#define _VMSTACK_H
+/*
+ * A session as every part of the module sees it: what SESSION_START
+ * asked for, its state per CPU (the handler's alone), its processes, and
+ * what holds them: rules, rings, events. The file whose descriptor the
+ * caller holds owns it (session.c).
+ */
+#ifndef _VMSTACK_SESSION_H
+#define _VMSTACK_SESSION_H
 
-#include <linux/types.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/netlink.h>
+#include <linux/types.h>
 #include <asm/local64.h>
 #include <linux/vmstack.h>
+#include "ring.h"
 #include "walk.h"
 
-/* The project's version: Kbuild passes the file VERSION's, the tools' too. */
-#ifndef VMSTACK_VERSION
-#error "VMSTACK_VERSION is not defined: build the module through Kbuild"
-#endif
-
+struct cgroup;
+struct file;
+struct mm_struct;
+struct netlink_ext_ack;
+struct page;
 struct perf_event;
-struct pt_regs;
 struct pid;
 struct pid_namespace;
-struct netlink_ext_ack;
-struct file;
-struct page;
 struct user_struct;
-
-/* One CPU's ring: kernel-private view of the shared control page. */
-struct vmstack_ring {
-	struct vmstack_ring_ctl *ctl;	/* shared with the reader */
-	u8 *data;
-	u64 size;			/* bytes, a power of 2 */
-	u64 head;			/* ours; ctl->head only mirrors it */
-};
+struct vmstack_caller;
 
 struct vmstack_cpu_stats {
 	/* Indexed by VMSTACK_COUNTER(VMSTACK_CS_A_*): the uapi enum is the table. */
@@ -53,7 +47,7 @@ struct vmstack_cpu {
 	int busy;			/* guards against a nested handler */
 	u64 window_start;		/* the time budget's window (sample.c) */
 	u64 window_ns;			/* handler time spent in it */
-	u64 offline_since;		/* hotplug (session.c): when it went down */
+	u64 offline_since;		/* hotplug (events.c): when it went down */
 	/* JIT anchors proved here (walk.h), valid for the process jit_mm. */
 	unsigned long jit_seen[VMSTACK_VM_MAX];
 	const struct mm_struct *jit_mm;
@@ -105,14 +99,6 @@ struct vmstack_proc {
 #define VMSTACK_PROC_HASH_BITS	8
 #define VMSTACK_UW_KEY_HASH_BITS	8
 
-/* One chunk of an unwind table, as VMSTACK_CMD_UNWIND_ADD carries it. */
-struct vmstack_uw_chunk {
-	u64 start, end;
-	u64 key;		/* 0: not shared */
-	u32 total, first, nrows;
-	const struct vmstack_uw_row *rows;
-};
-
 struct vmstack_session {
 	struct list_head node;		/* in vmstack_sessions */
 	struct hlist_node cpuhp;	/* an instance of the hotplug state */
@@ -124,7 +110,7 @@ struct vmstack_session {
 	struct user_struct *user;	/* charged for the rings' locked memory */
 	unsigned long locked_pages;
 	struct vmstack_cpu __percpu *pcpu;
-	/* The rings: pages charged to the caller, mapped by the reader. */
+	/* The rings (ring.c): pages charged to the caller, mapped by the reader. */
 	struct page **pages;
 	unsigned long nr_pages;
 	void *area;
@@ -158,88 +144,15 @@ struct vmstack_session {
 	u32 uw_maps;
 };
 
-/*
- * An extended-ack message chosen at run time: NL_SET_ERR_MSG() takes only
- * a literal. @msg must outlive the request (a string constant).
- */
-static inline void vmstack_set_err(struct netlink_ext_ack *extack,
-				   const char *msg)
-{
-	do_trace_netlink_extack(msg);
-	if (extack)
-		extack->_msg = msg;
-}
-
-/* session.c */
-int vmstack_session_init(void);
-void vmstack_session_exit(void);
-/* The caller's (current's) right to profile; @cfg->pid in its namespace. */
-struct sk_buff;
-int vmstack_session_start(struct sk_buff *skb,
+/* A new session for @c, its file holding it (the caller's right checked). */
+int vmstack_session_start(const struct vmstack_caller *c,
 			  const struct vmstack_session_cfg *cfg,
 			  struct netlink_ext_ack *extack,
 			  struct vmstack_session **sp, struct file **filep);
 /* The session of file descriptor @fd of the caller, with its file held. */
 struct vmstack_session *vmstack_session_get(u32 fd, struct file **filep,
 					    struct netlink_ext_ack *extack);
-void vmstack_session_stop(struct vmstack_session *s);
-void vmstack_session_resume(struct vmstack_session *s);
 u32 vmstack_nr_sessions(void);
-int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
-		   const void *desc, size_t len, struct netlink_ext_ack *extack);
-/* The caller's right to profile process @nr; its thread group, or NULL. */
-struct pid *vmstack_find_target(struct sk_buff *skb, u32 nr,
-				struct netlink_ext_ack *extack, int *err,
-				bool *watch_dumpable);
+void vmstack_session_exit(void);
 
-/* target.c (writers hold s->lock; the handler uses vmstack_proc_find) */
-int vmstack_target_add(struct vmstack_session *s, struct sk_buff *skb, u32 nr,
-		       struct netlink_ext_ack *extack);
-int vmstack_target_del(struct vmstack_session *s, u32 nr,
-		       struct netlink_ext_ack *extack);
-/* The process numbered @nr (0: the first), or NULL and why in @extack. */
-struct vmstack_proc *vmstack_target_get(struct vmstack_session *s, u32 nr,
-					struct netlink_ext_ack *extack);
-void vmstack_targets_free(struct vmstack_session *s);
-
-/* The set's process @tgid, or NULL: in the handler, under RCU. */
-static inline struct vmstack_proc *vmstack_proc_find(struct vmstack_session *s,
-						     struct pid *tgid)
-{
-	struct vmstack_proc *p;
-
-	hash_for_each_possible_rcu_notrace(s->procs, p, node, (unsigned long)tgid)
-		if (p->tgid == tgid)
-			return p;
-	return NULL;
-}
-
-/* sample.c */
-struct perf_sample_data;
-void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
-		      struct pt_regs *regs);
-
-/* unwind_kernel.c: returns the number of frames stored */
-unsigned int vmstack_unwind_kernel(struct pt_regs *regs, u64 *ips,
-				   unsigned int max, u16 *flags);
-
-/* unwind_table.c (callers hold s->lock) */
-int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
-		   const struct vmstack_uw_chunk *c, struct netlink_ext_ack *extack);
-/* Place the table uploaded under @key at @p's [@start, @end) (ENOENT: none). */
-int vmstack_uw_place(struct vmstack_session *s, struct vmstack_proc *p,
-		     u64 start, u64 end, u64 key, struct netlink_ext_ack *extack);
-/* Free @p's rules now (@now: no handler can hold them) or after RCU. */
-void vmstack_uw_free(struct vmstack_session *s, struct vmstack_proc *p, bool now);
-
-/* ring.c */
-void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
-		       unsigned int pages, unsigned int cpu);
-void *vmstack_ring_reserve(struct vmstack_ring *r, u32 size, bool *bad_tail);
-void vmstack_ring_commit(struct vmstack_ring *r, u32 size);
-
-/* netlink.c */
-int vmstack_netlink_init(void);
-void vmstack_netlink_exit(void);
-
-#endif /* _VMSTACK_H */
+#endif /* _VMSTACK_SESSION_H */
