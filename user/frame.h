@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Frames as data: the words of a sample's stack decoded once, into what
- * each frame is (kind) and what identifies it. Everything after the ring
- * (naming, counting, every output format) works on these, never on raw
- * words or on name suffixes.
+ * each frame is (kind) and what identifies it; and a frame's name as data,
+ * its parts (function, file, lines) as its namer found them. Everything
+ * after the ring (naming, counting, every output format) works on these,
+ * never on raw words, and nothing parses a name back into its parts.
  */
 #ifndef VMSTACK_FRAME_H
 #define VMSTACK_FRAME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum vmstack_frame_kind {
@@ -21,13 +23,13 @@ enum vmstack_frame_kind {
 	VMSTACK_NR_FRAME_KINDS,
 };
 
+/* Small: a distinct stack keeps its frames (user/stacks.h). */
 struct vmstack_frame {
-	enum vmstack_frame_kind kind;
 	uint64_t value;		/* an address, or a VM word's value */
-	uint64_t word;		/* VM frames: the whole VM word (names are kept by it) */
 	uint64_t pc;		/* SCRIPT: the frame's PC in the VM, 0 if unknown */
-	unsigned int vm;	/* VM frames: the index of the descriptor */
-	int ret;		/* NATIVE, KERNEL: a return address */
+	enum vmstack_frame_kind kind;
+	uint8_t vm;		/* VM frames: the index of the descriptor */
+	uint8_t ret;		/* NATIVE, KERNEL: a return address */
 };
 
 /* The frames of one stack, leaf first: kernel ones, then user ones. */
@@ -45,5 +47,53 @@ void vmstack_frames_start(struct vmstack_frame_iter *it, const uint64_t *ips,
 int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f);
 /* Is @kind a frame a VM produced (named by its runtime)? */
 int vmstack_frame_is_vm(enum vmstack_frame_kind kind);
+/* A VM frame's whole VM word (kind, VM, value): what its name is kept by. */
+uint64_t vmstack_frame_word(const struct vmstack_frame *f);
+
+/* How a name's text shows its parts (vmstack_name_text). */
+enum {
+	/* "FUNCTION (FILE:LINE)": the line it is at (CPython, --lines) */
+	VMSTACK_NAME_AT_LINE = 1,
+	/* "FUNCTION (inlined)": a call inlined into the frame outside it (--lines) */
+	VMSTACK_NAME_INLINED = 2,
+};
+
+/*
+ * What a frame is called: its function as its runtime knows it (a Lua
+ * function, which has no name of its own, is "CHUNK:LINE", where it is
+ * defined), the source file, the line the frame is at and the function's
+ * first line. Collapsed stacks and flame graphs show it as text made from
+ * the parts (vmstack_name_text); pprof writes the parts as its fields.
+ */
+struct vmstack_name {
+	enum vmstack_frame_kind kind;
+	const char *function;
+	const char *file;	/* "" if unknown */
+	uint32_t line;		/* 0 if unknown */
+	uint32_t start_line;	/* 0 if unknown */
+	unsigned int flags;	/* VMSTACK_NAME_* */
+};
+
+/* A name in buffers of its own: what a namer fills. */
+struct vmstack_name_buf {
+	char function[256];
+	char file[512];
+	uint32_t line, start_line;
+	unsigned int flags;
+};
+
+/* @n with its function and file copied, in one block: free with vmstack_name_free(). */
+struct vmstack_name vmstack_name_dup(const struct vmstack_name *n);
+void vmstack_name_free(struct vmstack_name *n);
+/* @b as a name of kind @kind (pointing into @b). */
+struct vmstack_name vmstack_name_of(const struct vmstack_name_buf *b,
+				    enum vmstack_frame_kind kind);
+/*
+ * The text of @n in @buf, as snprintf() writes it: its length whole (not
+ * cut to @len). The function, " (inlined)" if it is, then " (FILE:LINE)"
+ * if it shows its line: native code's FILE is a base name (DWARF's paths
+ * are the build machine's), a script's the whole name its VM gives.
+ */
+size_t vmstack_name_text(const struct vmstack_name *n, char *buf, size_t len);
 
 #endif

@@ -23,8 +23,11 @@ void vmstack_profile_free(struct vmstack_profile *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nframes; i++)
-		free(p->frames[i].name);
+	for (i = 0; i < p->nframes; i++) {
+		struct vmstack_name n = vmstack_pframe_name(&p->frames[i]);
+
+		vmstack_name_free(&n);
+	}
 	for (i = 0; i < p->nmaps; i++) {
 		free(p->maps[i].path);
 		free(p->maps[i].build_id);
@@ -44,50 +47,84 @@ void vmstack_profile_free(struct vmstack_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static uint64_t frame_hash(const char *name, enum vmstack_frame_kind kind)
+struct vmstack_name vmstack_pframe_name(const struct vmstack_pframe *f)
 {
-	return hash_bytes(name, strlen(name), (uint64_t)kind + 1);
+	return (struct vmstack_name){
+		.kind = f->kind, .function = f->function, .file = f->file,
+		.line = f->line, .start_line = f->start_line, .flags = f->flags,
+	};
 }
 
-static size_t frame_slot(const struct vmstack_profile *p, const char *name,
-			 enum vmstack_frame_kind kind)
+size_t vmstack_pframe_text(const struct vmstack_pframe *f, char *buf, size_t len)
 {
-	size_t j = frame_hash(name, kind) & (p->nframe_slots - 1);
+	struct vmstack_name n = vmstack_pframe_name(f);
 
-	for (; p->frame_slots[j]; j = (j + 1) & (p->nframe_slots - 1)) {
-		const struct vmstack_pframe *f = &p->frames[p->frame_slots[j] - 1];
+	return vmstack_name_text(&n, buf, len);
+}
 
-		if (f->kind == kind && !strcmp(f->name, name))
+static uint64_t frame_hash(const struct vmstack_name *n)
+{
+	/* The numbers in the seed: most frames have neither file nor lines. */
+	uint64_t h = hash_bytes(n->function, strlen(n->function),
+				(uint64_t)n->kind + 1 + ((uint64_t)n->line << 8) +
+				((uint64_t)n->start_line << 36) + ((uint64_t)n->flags << 4));
+
+	return *n->file ? hash_bytes(n->file, strlen(n->file), h) : h;
+}
+
+static int same_name(const struct vmstack_pframe *f, const struct vmstack_name *n)
+{
+	return f->kind == n->kind && f->line == n->line && f->start_line == n->start_line &&
+	       f->flags == n->flags && !strcmp(f->function, n->function) &&
+	       !strcmp(f->file, n->file);
+}
+
+static size_t frame_slot(const struct vmstack_profile *p, const struct vmstack_name *n)
+{
+	size_t j = frame_hash(n) & (p->nframe_slots - 1);
+
+	for (; p->frame_slots[j]; j = (j + 1) & (p->nframe_slots - 1))
+		if (same_name(&p->frames[p->frame_slots[j] - 1], n))
 			break;
-	}
 	return j;
 }
 
-uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
-			       enum vmstack_frame_kind kind)
+uint32_t vmstack_profile_intern(struct vmstack_profile *p, const struct vmstack_name *n)
 {
+	struct vmstack_name d;
 	size_t j, i;
 
 	if (2 * (p->nframes + 1) > p->nframe_slots) {
 		free(p->frame_slots);
 		p->nframe_slots *= 2;
 		p->frame_slots = xcalloc(p->nframe_slots, sizeof(*p->frame_slots));
-		for (i = 0; i < p->nframes; i++)
-			p->frame_slots[frame_slot(p, p->frames[i].name,
-						  p->frames[i].kind)] = i + 1;
+		for (i = 0; i < p->nframes; i++) {
+			struct vmstack_name old = vmstack_pframe_name(&p->frames[i]);
+
+			p->frame_slots[frame_slot(p, &old)] = i + 1;
+		}
 	}
-	j = frame_slot(p, name, kind);
+	j = frame_slot(p, n);
 	if (p->frame_slots[j])
 		return (uint32_t)(p->frame_slots[j] - 1);
 	if (p->nframes == p->capframes) {
 		p->capframes = p->capframes ? 2 * p->capframes : 256;
 		p->frames = xrealloc(p->frames, p->capframes * sizeof(*p->frames));
 	}
-	memset(&p->frames[p->nframes], 0, sizeof(p->frames[p->nframes]));
-	p->frames[p->nframes].name = xstrdup(name);
-	p->frames[p->nframes].kind = kind;
+	d = vmstack_name_dup(n);
+	p->frames[p->nframes] = (struct vmstack_pframe){
+		.kind = d.kind, .function = d.function, .file = d.file, .line = d.line,
+		.start_line = d.start_line, .flags = d.flags,
+	};
 	p->frame_slots[j] = ++p->nframes;
 	return (uint32_t)(p->nframes - 1);
+}
+
+uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
+			       enum vmstack_frame_kind kind)
+{
+	return vmstack_profile_intern(p, &(struct vmstack_name){
+		.kind = kind, .function = name, .file = "" });
 }
 
 static uint64_t stack_hash(const uint32_t *ids, uint32_t n, uint32_t tid)
@@ -160,12 +197,12 @@ static uint32_t profile_map(struct vmstack_profile *p,
 	return (uint32_t)++p->nmaps;
 }
 
-/* Frame @f named @name: its id, with its place when it is new. */
+/* Frame @f named @n: its id, with its place when it is new. */
 static uint32_t named_frame(struct vmstack_profile *p, struct vmstack_symbolizer *sym,
-			    const struct vmstack_frame *f, const char *name)
+			    const struct vmstack_frame *f, const struct vmstack_name *n)
 {
 	size_t before = p->nframes;
-	uint32_t id = vmstack_profile_frame(p, name, f->kind);
+	uint32_t id = vmstack_profile_intern(p, n);
 	struct vmstack_where w;
 
 	if (p->nframes > before && f->kind == VMSTACK_FRAME_NATIVE &&
@@ -226,19 +263,18 @@ void vmstack_profile_name(struct vmstack_profile *p,
 			  struct vmstack_symbolizer *sym,
 			  const struct vmstack_name_opts *o)
 {
-	/* Each stack's ids, leaf first as the iterator gives them. */
+	/* Each stack's ids, leaf first as its frames are. */
 	size_t cap = 2 * VMSTACK_MAX_DEPTH * (o->lines ? VMSTACK_MAX_INLINE : 1);
 	uint32_t *leaf = xmalloc(cap * sizeof(*leaf));
 	uint32_t *ids = xmalloc((cap + 1) * sizeof(*ids));
-	const char *names[VMSTACK_MAX_INLINE];
-	struct vmstack_frame_iter it;
-	struct vmstack_frame f;
+	struct vmstack_name names[VMSTACK_MAX_INLINE], n;
+	const struct vmstack_frame *f;
 	char name[NAME_LEN];
 	size_t i;
 
 	for (i = 0; i < st->nslots; i++) {
 		const struct vmstack_stack *s = st->slots[i];
-		uint32_t n = 0, nl = 0, nk = 0, k;
+		uint32_t n_ids = 0, nl = 0, nk = 0, k;
 		size_t nn;
 
 		if (!s || (o->one_pid && s->pid != o->pid))
@@ -248,26 +284,26 @@ void vmstack_profile_name(struct vmstack_profile *p,
 			k += (uint32_t)snprintf(name + k, sizeof(name) - k, " (%u)", s->pid);
 		if (o->per_thread && k < sizeof(name))
 			snprintf(name + k, sizeof(name) - k, "/%u", s->tid);
-		ids[n++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
-		vmstack_frames_start(&it, s->ips, s->nr_kernel, s->nr_user, s->flags);
-		while (vmstack_frames_next(&it, &f)) {
-			nk += f.kind == VMSTACK_FRAME_KERNEL;
-			if (!o->lines || f.kind != VMSTACK_FRAME_NATIVE) {
-				leaf[nl++] = named_frame(p, sym, &f, vmstack_symbolize(sym, &f, name,
-										       sizeof(name)));
+		ids[n_ids++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
+		for (f = s->frames; f < s->frames + s->nframes; f++) {
+			nk += f->kind == VMSTACK_FRAME_KERNEL;
+			if (!o->lines || f->kind != VMSTACK_FRAME_NATIVE) {
+				vmstack_symbolize(sym, f, &n, name, sizeof(name));
+				leaf[nl++] = named_frame(p, sym, f, &n);
 				continue;
 			}
 			/* Outermost first: leaf first, the innermost call goes first. */
-			nn = vmstack_symbolize_user_lines(sym, f.value, f.ret, names, VMSTACK_MAX_INLINE);
+			nn = vmstack_symbolize_user_lines(sym, f->value, f->ret, names,
+							  VMSTACK_MAX_INLINE);
 			while (nn)
-				leaf[nl++] = named_frame(p, sym, &f, names[--nn]);
+				leaf[nl++] = named_frame(p, sym, f, &names[--nn]);
 		}
 		/* Root first: user frames outermost first, then kernel frames. */
 		for (k = nl; k > nk; k--)
-			ids[n++] = leaf[k - 1];
+			ids[n_ids++] = leaf[k - 1];
 		for (k = nk; k > 0; k--)
-			ids[n++] = leaf[k - 1];
-		vmstack_profile_add(p, ids, n, s->pid, s->tid, s->count);
+			ids[n_ids++] = leaf[k - 1];
+		vmstack_profile_add(p, ids, n_ids, s->pid, s->tid, s->count);
 		profile_proc(p, s->pid, o->comm, o->cgroup);
 	}
 	if (o->per_thread)

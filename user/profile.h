@@ -24,13 +24,16 @@ struct vmstack_pmap {
 };
 
 /*
- * A frame as shown: interned by name and kind, so equal frames have one
- * id. A native frame also says where it is: a mapping and the address it
- * stands for (its function's entry; see vmstack_symbolizer_where()).
+ * A frame as shown: its name's parts (user/frame.h), interned, so equal
+ * frames have one id. A native frame also says where it is: a mapping
+ * and the address it stands for (its function's entry; see
+ * vmstack_symbolizer_where()).
  */
 struct vmstack_pframe {
-	char *name;
 	enum vmstack_frame_kind kind;
+	const char *function, *file;	/* vmstack_name_dup()'s */
+	uint32_t line, start_line;
+	unsigned int flags;		/* VMSTACK_NAME_* */
 	uint32_t map;		/* index + 1 in the profile's maps; 0: none */
 	uint64_t addr;		/* with map */
 };
@@ -72,9 +75,18 @@ struct vmstack_profile {
 
 void vmstack_profile_init(struct vmstack_profile *p);
 void vmstack_profile_free(struct vmstack_profile *p);
-/* The id of the frame @name of @kind (added if new). */
+/* The id of the frame named @n (added if new). */
+uint32_t vmstack_profile_intern(struct vmstack_profile *p, const struct vmstack_name *n);
+/* The id of the frame of @kind whose name is only a function, @name. */
 uint32_t vmstack_profile_frame(struct vmstack_profile *p, const char *name,
 			       enum vmstack_frame_kind kind);
+/* Frame @f's name, pointing into @f. */
+struct vmstack_name vmstack_pframe_name(const struct vmstack_pframe *f);
+/*
+ * Frame @f's text, as collapsed stacks and flame graphs show it
+ * (vmstack_name_text), its kind's suffix not included.
+ */
+size_t vmstack_pframe_text(const struct vmstack_pframe *f, char *buf, size_t len);
 /*
  * Count @count samples for the stack of frame ids @ids (root first) of
  * process @pid (0: unknown), thread @tid (0: of no thread in particular).
@@ -100,8 +112,8 @@ struct vmstack_name_opts {
 /*
  * Name every stack of @st (of process @o->pid) with @sym: the root frame, user frames
  * outermost first, then kernel frames. With @o->lines a native frame
- * becomes its function and the functions inlined there
- * (vmstack_symbolize_user_lines).
+ * becomes its function and the functions inlined there, with their source
+ * lines (vmstack_symbolize_user_lines).
  */
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,

@@ -14,8 +14,11 @@
  * 4: VM names by word and PC (CPython's name the line).
  * 5: the rate and the lost samples (pprof's period and comments).
  * 6: the duration (flame graphs' totals), thread names (pprof's labels).
+ * 7: VM names as their parts (function, file, lines), not as text.
  */
-#define RAW_MAGIC "VMSTACK-RAW 6\n"
+#define RAW_MAGIC "VMSTACK-RAW 7\n"
+/* A name's part longer than any a namer gives: a corrupt file. */
+#define RAW_PART_MAX 65536
 
 void vmstack_raw_append(struct vmstack_raw_buf *b,
 			const struct vmstack_rec_sample *rec)
@@ -26,6 +29,18 @@ void vmstack_raw_append(struct vmstack_raw_buf *b,
 	}
 	memcpy(b->data + b->len, rec, rec->hdr.size);
 	b->len += rec->hdr.size;
+}
+
+static int write_vm_name(void *arg, uint64_t ident, uint64_t pc,
+			 const struct vmstack_name *n)
+{
+	FILE *f = arg;
+	size_t lf = strlen(n->function), ll = strlen(n->file);
+
+	return fprintf(f, "%" PRIx64 " %" PRIx64 " %u %u %u %zu %zu ", ident, pc, n->line,
+		       n->start_line, n->flags, lf, ll) < 0 ||
+	       fwrite(n->function, 1, lf, f) != lf || fwrite(n->file, 1, ll, f) != ll ||
+	       fputc('\n', f) == EOF;
 }
 
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
@@ -43,7 +58,7 @@ int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		      h->lost, h->duration_ns, vmstack_symbolizer_nr_maps(sym)) < 0 ||
 	      vmstack_symbolizer_write_maps(sym, f) ||
 	      fprintf(f, "vmnames %zu\n", vmstack_symbolizer_nr_vm_names(sym)) < 0 ||
-	      vmstack_symbolizer_write_vm_names(sym, f) ||
+	      vmstack_symbolizer_each_vm_name(sym, write_vm_name, f) ||
 	      fprintf(f, "threads %zu\n", threads->n) < 0 ||
 	      vmstack_threads_write(threads, f) ||
 	      fputs("records\n", f) < 0 ||
@@ -57,6 +72,32 @@ static int fail(char *err, size_t len, const char *what)
 {
 	snprintf(err, len, "%s", what);
 	return -1;
+}
+
+/* One VM name, as write_vm_name() wrote it, into @sym: 0, or -1. */
+static int read_vm_name(FILE *f, struct vmstack_symbolizer *sym)
+{
+	uint64_t ident, pc;
+	struct vmstack_name n = { 0 };
+	size_t lf, ll;
+	char *b;
+	int ok;
+
+	if (fscanf(f, "%" SCNx64 " %" SCNx64 " %u %u %u %zu %zu", &ident, &pc, &n.line,
+		   &n.start_line, &n.flags, &lf, &ll) != 7 ||
+	    lf > RAW_PART_MAX || ll > RAW_PART_MAX || fgetc(f) != ' ')
+		return -1;
+	b = xmalloc(lf + ll + 2);
+	ok = fread(b, 1, lf + ll, f) == lf + ll && fgetc(f) == '\n';
+	if (ok) {
+		memmove(b + lf + 1, b + lf, ll);
+		b[lf] = b[lf + 1 + ll] = 0;
+		n.function = b;
+		n.file = b + lf + 1;
+		vmstack_symbolizer_add_vm_name(sym, ident, pc, &n);
+	}
+	free(b);
+	return ok ? 0 : -1;
 }
 
 int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
@@ -101,14 +142,8 @@ int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 		return fail(err, len, "truncated raw recording (mappings)");
 	}
 	raw->sym = vmstack_symbolizer_new(raw->head.pid);
-	for (i = 0; i < nvm && fgets(line, sizeof(line), f); i++) {
-		char *pc_at, *name;
-		unsigned long long ident = strtoull(line, &pc_at, 16);
-		unsigned long long pc = strtoull(pc_at, &name, 16);
-
-		name[strcspn(name, "\n")] = 0;
-		vmstack_symbolizer_add_vm_name(raw->sym, ident, pc, name + (*name == ' '));
-	}
+	for (i = 0; i < nvm && !read_vm_name(f, raw->sym); i++)
+		;
 	vmstack_threads_init(&raw->threads);
 	bad = i < nvm || fscanf(f, "threads %zu\n", &nthreads) != 1;
 	for (i = 0; !bad && i < nthreads && fgets(line, sizeof(line), f); i++) {

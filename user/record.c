@@ -554,9 +554,9 @@ static void reap_targets(struct recording *r)
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
 	struct recording *r = arg;
-	struct vmstack_frame_iter it;
+	const struct vmstack_frame *f;
 	struct vmstack_target *t;
-	struct vmstack_frame f;
+	unsigned int i;
 
 	/* Thread names: for --per-thread's labels and raw files only. */
 	if (r->o->per_thread || r->o->raw)
@@ -581,14 +581,11 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	if (!t)
 		return;
 	r->last = t;
-	/* __u64 and uint64_t: the same 64 bits, two spellings. */
-	vmstack_frames_start(&it, (const uint64_t *)rec->ips, rec->nr_kernel, rec->nr_user,
-			     rec->hdr.flags);
-	while (vmstack_frames_next(&it, &f))
-		if (vmstack_frame_is_vm(f.kind))
-			vmstack_symbolizer_note_vm(t->sym, &f);
-		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
-			 !vmstack_symbolizer_knows(t->sym, f.value))
+	for (i = 0, f = r->stacks.added->frames; i < r->stacks.added->nframes; i++, f++)
+		if (vmstack_frame_is_vm(f->kind))
+			vmstack_symbolizer_note_vm(t->sym, f);
+		else if (f->kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
+			 !vmstack_symbolizer_knows(t->sym, f->value))
 			t->maps_stale = 1;
 }
 

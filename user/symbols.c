@@ -415,7 +415,7 @@ static void shared_file_put(struct vmstack_file *f)
 struct line_entry {
 	const struct vmstack_symtab *tab;
 	uint64_t vaddr;
-	char *names;		/* n names, each ending in NUL, outermost first */
+	struct vmstack_name *names;	/* n frames, outermost first (copies); NULL: a free slot */
 	size_t n;
 };
 
@@ -424,7 +424,7 @@ struct line_entry {
 /* A VM frame's name, by its word and (for runtimes naming lines) its PC. */
 struct vm_name {
 	uint64_t ident, pc;
-	char *name;
+	struct vmstack_name n;	/* function and file in one block; NULL: a free slot */
 };
 
 struct vmstack_symbolizer {
@@ -463,7 +463,7 @@ static size_t vm_slot(struct vmstack_symbolizer *s, uint64_t ident, uint64_t pc)
 	uint64_t key[2] = { ident, pc };
 	size_t j = hash_bytes(key, sizeof(key), 1) & (s->vm_nslots - 1);
 
-	while (s->vm_names[j].name &&
+	while (s->vm_names[j].n.function &&
 	       (s->vm_names[j].ident != ident || s->vm_names[j].pc != pc))
 		j = (j + 1) & (s->vm_nslots - 1);
 	return j;
@@ -476,9 +476,9 @@ static uint64_t vm_name_pc(const struct vmstack_symbolizer *s, const struct vmst
 	       f->kind == VMSTACK_FRAME_SCRIPT ? f->pc : 0;
 }
 
-/* Cache @name for @ident at @pc (the first name given wins). */
+/* Cache @n for @ident at @pc (the first name given wins). */
 static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident, uint64_t pc,
-			const char *name)
+			const struct vmstack_name *n)
 {
 	size_t i, j;
 
@@ -489,16 +489,16 @@ static void vm_name_put(struct vmstack_symbolizer *s, uint64_t ident, uint64_t p
 		s->vm_nslots = old ? 2 * old : 256;
 		s->vm_names = xcalloc(s->vm_nslots, sizeof(*s->vm_names));
 		for (i = 0; i < old; i++)
-			if (v[i].name)
+			if (v[i].n.function)
 				s->vm_names[vm_slot(s, v[i].ident, v[i].pc)] = v[i];
 		free(v);
 	}
 	j = vm_slot(s, ident, pc);
-	if (s->vm_names[j].name)
+	if (s->vm_names[j].n.function)
 		return;
 	s->vm_names[j].ident = ident;
 	s->vm_names[j].pc = pc;
-	s->vm_names[j].name = xstrdup(name);
+	s->vm_names[j].n = vmstack_name_dup(n);
 	s->vm_n++;
 }
 
@@ -506,28 +506,32 @@ void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
 				const struct vmstack_frame *f)
 {
 	const struct vmstack_vm_namer *namer = &s->vm_namer[f->vm];
-	char name[256];
-
+	struct vmstack_name_buf b = { 0 };
+	struct vmstack_name n;
 	uint64_t pc = vm_name_pc(s, f);
 
 	if (f->kind == VMSTACK_FRAME_CUT || !namer->name ||
-	    (s->vm_nslots && s->vm_names[vm_slot(s, f->word, pc)].name))
+	    (s->vm_nslots && s->vm_names[vm_slot(s, vmstack_frame_word(f), pc)].n.function))
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
-	if (namer->name(namer->build, s->pid, f, name, sizeof(name)))
-		snprintf(name, sizeof(name), "%s",
+	if (namer->name(namer->build, s->pid, f, &b)) {
+		b = (struct vmstack_name_buf){ 0 };
+		snprintf(b.function, sizeof(b.function), "%s",
 			 f->kind == VMSTACK_FRAME_SCRIPT ? "[unreadable]" :
 			 f->kind == VMSTACK_FRAME_JIT ? "[jit]" : "[builtin]");
-	vm_name_put(s, f->word, pc, name);
+	}
+	n = vmstack_name_of(&b, f->kind);
+	vm_name_put(s, vmstack_frame_word(f), pc, &n);
 }
 
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
-				    uint64_t ident, uint64_t pc, const char *name)
+				    uint64_t ident, uint64_t pc,
+				    const struct vmstack_name *n)
 {
 	/* A recording's names by PC: that VM's runtime names lines. */
 	if (pc)
 		s->vm_namer[vmstack_vmw_vm(ident)].by_pc = true;
-	vm_name_put(s, ident, pc, name);
+	vm_name_put(s, ident, pc, n);
 }
 
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s)
@@ -535,30 +539,34 @@ size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s)
 	return s->vm_n;
 }
 
-int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
-				      FILE *f)
+int vmstack_symbolizer_each_vm_name(const struct vmstack_symbolizer *s,
+				    vmstack_vm_name_fn fn, void *arg)
 {
 	size_t i;
+	int err;
 
 	for (i = 0; i < s->vm_nslots; i++)
-		if (s->vm_names[i].name &&
-		    fprintf(f, "%" PRIx64 " %" PRIx64 " %s\n", s->vm_names[i].ident,
-			    s->vm_names[i].pc, s->vm_names[i].name) < 0)
-			return -1;
+		if (s->vm_names[i].n.function &&
+		    (err = fn(arg, s->vm_names[i].ident, s->vm_names[i].pc, &s->vm_names[i].n)))
+			return err;
 	return 0;
 }
 
-const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s,
-				 const struct vmstack_frame *f, char *buf,
-				 size_t len)
+/* VM frame @f's name: the cached one, else what the frame says of itself. */
+static void symbolize_vm(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+			 struct vmstack_name *n, char *buf, size_t len)
 {
-	const char *name = NULL;
+	const struct vm_name *v = NULL;
 
 	if (s->vm_nslots && f->kind != VMSTACK_FRAME_CUT)
-		name = s->vm_names[vm_slot(s, f->word, vm_name_pc(s, f))].name;
-	if (name)
-		snprintf(buf, len, "%s", name);
-	else if (f->kind == VMSTACK_FRAME_SCRIPT)
+		v = &s->vm_names[vm_slot(s, vmstack_frame_word(f), vm_name_pc(s, f))];
+	if (v && v->n.function) {
+		*n = v->n;
+		n->kind = f->kind;
+		return;
+	}
+	n->function = buf;
+	if (f->kind == VMSTACK_FRAME_SCRIPT)
 		snprintf(buf, len, "0x%" PRIx64, f->value);
 	else if (f->kind == VMSTACK_FRAME_BUILTIN)
 		snprintf(buf, len, "[builtin]");
@@ -566,7 +574,6 @@ const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s,
 		snprintf(buf, len, "[jit]");
 	else
 		snprintf(buf, len, "[vm stack cut: %" PRIu64 "]", f->value);
-	return buf;
 }
 
 void vmstack_symbolizer_on_new_map(struct vmstack_symbolizer *s,
@@ -864,20 +871,14 @@ static struct line_entry *line_new(struct vmstack_symbolizer *s,
 	return e;
 }
 
-/* "NAME[ (inlined)][ (FILE:LINE)]" at @p, NUL included; its length. */
-static size_t put_frame(char *p, size_t room, const char *name, int inlined,
-			const struct vmstack_line_frame *f)
+/* @f's file and line in @n when DWARF has both (shown then). */
+static void line_at(struct vmstack_name *n, const struct vmstack_line_frame *f)
 {
-	int n;
-
-	if (f && f->file && f->line)
-		n = snprintf(p, room, "%s%s (%s:%d)", name, inlined ? " (inlined)" : "",
-			     base_name(f->file), f->line);
-	else
-		n = snprintf(p, room, "%s%s", name, inlined ? " (inlined)" : "");
-	if (n < 0)
-		return snprintf(p, room, "?") + 1;
-	return (size_t)n < room ? (size_t)n + 1 : room;
+	if (f && f->file && f->line > 0) {
+		n->file = f->file;
+		n->line = (uint32_t)f->line;
+		n->flags |= VMSTACK_NAME_AT_LINE;
+	}
 }
 
 /* Find the frames of @addr (link-time @vaddr in @tab) and keep them. */
@@ -886,9 +887,9 @@ static struct line_entry *line_fill(struct vmstack_symbolizer *s,
 				    int ret, uint64_t vaddr)
 {
 	struct vmstack_line_frame f[VMSTACK_MAX_INLINE];
-	char buf[VMSTACK_MAX_INLINE * LINE_NAME_LEN], name[LINE_NAME_LEN];
+	struct vmstack_name v[VMSTACK_MAX_INLINE];
+	char name[LINE_NAME_LEN];
 	struct line_entry *e;
-	size_t used = 0;
 	int i, n = 0;
 
 	if (!tab->lines_tried) {
@@ -901,40 +902,46 @@ static struct line_entry *line_fill(struct vmstack_symbolizer *s,
 		n = vmstack_lines_at(tab->lines, vaddr, f, VMSTACK_MAX_INLINE);
 	/* The outermost function keeps its symbol's name, as without lines. */
 	vmstack_symbolize_user(s, addr, ret, name, sizeof(name));
-	/* Each frame fits its LINE_NAME_LEN share of buf (cut if longer). */
-	used = put_frame(buf, LINE_NAME_LEN, name, 0, n ? &f[0] : NULL);
-	for (i = 1; i < n; i++)
-		used += put_frame(buf + used, LINE_NAME_LEN,
-				  f[i].func ? f[i].func : "[unknown]", f[i].inlined, &f[i]);
+	v[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .function = name, .file = "" };
+	line_at(&v[0], n ? &f[0] : NULL);
+	for (i = 1; i < n; i++) {
+		v[i] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE,
+			.function = f[i].func ? f[i].func : "[unknown]", .file = "",
+			.flags = f[i].inlined ? VMSTACK_NAME_INLINED : 0 };
+		line_at(&v[i], &f[i]);
+	}
+	n = n ? n : 1;
+	/* Copies: libdw's strings live as long as the file's DWARF, the name not even that. */
 	e = line_new(s, tab, vaddr);
-	e->names = xmalloc(used);
-	memcpy(e->names, buf, used);
-	e->n = n ? (size_t)n : 1;
+	e->names = xmalloc((size_t)n * sizeof(*e->names));
+	for (i = 0; i < n; i++)
+		e->names[i] = vmstack_name_dup(&v[i]);
+	e->n = (size_t)n;
 	return e;
 }
 
 size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
-				    int ret, const char **names, size_t max)
+				    int ret, struct vmstack_name *names, size_t max)
 {
 	uint64_t pc = ret ? addr - 1 : addr, vaddr;
 	struct vmstack_map *m = vmstack_maps_find(&s->maps, pc);
 	struct vmstack_symtab *tab = m ? m->symtab : NULL;
 	const struct line_entry *e;
-	const char *p;
 	size_t i;
 
 	if (!max)
 		return 0;
 	if (!tab || !tab->elf || vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr)) {
-		names[0] = vmstack_symbolize_user(s, addr, ret, s->line_buf,
-						  sizeof(s->line_buf));
+		names[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .file = "",
+			.function = vmstack_symbolize_user(s, addr, ret, s->line_buf,
+							   sizeof(s->line_buf)) };
 		return 1;
 	}
 	e = s->lines_nslots ? &s->lines[line_slot(s, tab, vaddr)] : NULL;
 	if (!e || !e->names)
 		e = line_fill(s, tab, addr, ret, vaddr);
-	for (i = 0, p = e->names; i < e->n && i < max; i++, p += strlen(p) + 1)
-		names[i] = p;
+	for (i = 0; i < e->n && i < max; i++)
+		names[i] = e->names[i];
 	return i;
 }
 
@@ -953,26 +960,28 @@ const char *vmstack_symbolize_kernel(uint64_t addr, int ret, char *buf, size_t l
 	return buf;
 }
 
-const char *vmstack_symbolize(struct vmstack_symbolizer *s,
-			      const struct vmstack_frame *f, char *buf,
-			      size_t len)
+void vmstack_symbolize(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+		       struct vmstack_name *n, char *buf, size_t len)
 {
+	*n = (struct vmstack_name){ .kind = f->kind, .function = buf, .file = "" };
 	switch (f->kind) {
 	case VMSTACK_FRAME_NATIVE:
-		return vmstack_symbolize_user(s, f->value, f->ret, buf, len);
+		vmstack_symbolize_user(s, f->value, f->ret, buf, len);
+		break;
 	case VMSTACK_FRAME_KERNEL:
-		return vmstack_symbolize_kernel(f->value, f->ret, buf, len);
+		vmstack_symbolize_kernel(f->value, f->ret, buf, len);
+		break;
 	case VMSTACK_FRAME_ROOT:
 		snprintf(buf, len, "[root]");
-		return buf;
+		break;
 	default:
-		return vmstack_symbolize_vm(s, f, buf, len);
+		symbolize_vm(s, f, n, buf, len);
 	}
 }
 
 void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 {
-	size_t i;
+	size_t i, k;
 
 	if (!s)
 		return;
@@ -983,10 +992,13 @@ void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 	vmstack_symtab_free(&s->vdso);
 	vmstack_symtab_free(&s->perf_map);
 	for (i = 0; i < s->vm_nslots; i++)
-		free(s->vm_names[i].name);
+		vmstack_name_free(&s->vm_names[i].n);
 	free(s->vm_names);
-	for (i = 0; i < s->lines_nslots; i++)
+	for (i = 0; i < s->lines_nslots; i++) {
+		for (k = 0; k < s->lines[i].n; k++)
+			vmstack_name_free(&s->lines[i].names[k]);
 		free(s->lines[i].names);
+	}
 	free(s->lines);
 	free(s);
 }

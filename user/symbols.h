@@ -121,7 +121,7 @@ void vmstack_symbolizer_prewarm(struct vmstack_symbolizer *s, const char *path);
  */
 struct vmstack_vm_namer {
 	int (*name)(const void *build, int pid, const struct vmstack_frame *f,
-		    char *buf, size_t len);
+		    struct vmstack_name_buf *out);
 	const void *build;	/* the runtime's description of the build */
 	bool by_pc;		/* names differ by the frame's PC (lines): kept by word and PC */
 };
@@ -131,20 +131,25 @@ void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 /* Name VM frame @f now (while the target lives), if not named yet. */
 void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
 				const struct vmstack_frame *f);
-/* The cached names, by tagged word and PC, for saving and loading recordings. */
+/*
+ * The cached names, by tagged word and PC, for saving and loading
+ * recordings (@n's kind is the word's).
+ */
 void vmstack_symbolizer_add_vm_name(struct vmstack_symbolizer *s,
-				    uint64_t ident, uint64_t pc, const char *name);
+				    uint64_t ident, uint64_t pc,
+				    const struct vmstack_name *n);
 size_t vmstack_symbolizer_nr_vm_names(const struct vmstack_symbolizer *s);
-int vmstack_symbolizer_write_vm_names(const struct vmstack_symbolizer *s,
-				      FILE *f);
-/* The name of any frame, written to buf (its kind says what it is). */
-const char *vmstack_symbolize(struct vmstack_symbolizer *s,
-			      const struct vmstack_frame *f, char *buf,
-			      size_t len);
-/* The name of VM frame @f. */
-const char *vmstack_symbolize_vm(struct vmstack_symbolizer *s,
-				 const struct vmstack_frame *f, char *buf,
-				 size_t len);
+/* @fn for each cached name until it returns non-zero, which is returned. */
+typedef int (*vmstack_vm_name_fn)(void *arg, uint64_t ident, uint64_t pc,
+				  const struct vmstack_name *n);
+int vmstack_symbolizer_each_vm_name(const struct vmstack_symbolizer *s,
+				    vmstack_vm_name_fn fn, void *arg);
+/*
+ * The name of any frame (its kind says what it is), in @n; its strings
+ * are in @buf or the symbolizer's, valid until the next call.
+ */
+void vmstack_symbolize(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+		       struct vmstack_name *n, char *buf, size_t len);
 /* Read /tmp/perf-PID.map (JIT code), if the target wrote one. */
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
 /*
@@ -155,17 +160,17 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 				   int ret, char *buf, size_t len);
 /*
  * The frames of user address @addr with source lines (--lines), outermost
- * first: its function as vmstack_symbolize_user() names it, "NAME
- * (FILE:LINE)", then each function inlined there, "NAME (inlined)
- * (FILE:LINE)", the line in each being that of the call into the next (in
- * the last, the address's line). FILE is a base name; without DWARF a
- * frame is its name alone. At most @max in @names, valid until the next
- * call (kept per file and address: a file's frames are found once).
- * Returns the number of frames, at least 1 if @max is.
+ * first: its function as vmstack_symbolize_user() names it, then each
+ * function inlined there (VMSTACK_NAME_INLINED), each with its source
+ * file and the line of the call into the next (in the last, the
+ * address's line) when DWARF has them (VMSTACK_NAME_AT_LINE); without
+ * DWARF a frame is its function alone. At most @max in @names, valid until
+ * the next call (kept per file and address: a file's frames are found
+ * once). Returns the number of frames, at least 1 if @max is.
  */
 #define VMSTACK_MAX_INLINE 16	/* frames of one address kept: the innermost past it go */
 size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
-				    int ret, const char **names, size_t max);
+				    int ret, struct vmstack_name *names, size_t max);
 /* Kernel symbols are the same for every process: read once for all. */
 const char *vmstack_symbolize_kernel(uint64_t addr, int ret, char *buf, size_t len);
 void vmstack_symbolizer_free(struct vmstack_symbolizer *s);

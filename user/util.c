@@ -115,11 +115,3 @@ int read_target(int pid, uint64_t addr, void *buf, size_t len)
 
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
 }
-
-void lua_chunk_line(char *buf, size_t len, const char *chunk, int line)
-{
-	if (chunk[0] == '@' || chunk[0] == '=')
-		snprintf(buf, len, "%s:%d", chunk + 1, line);
-	else
-		snprintf(buf, len, "[string]:%d", line);
-}

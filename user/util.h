@@ -35,10 +35,5 @@ char *find_in_dirs(const char *dirs, const char *name, int amode);
 char *read_file(const char *path, size_t max);
 /* @len bytes of process @pid at @addr, all of them: 0, or -1. */
 int read_target(int pid, uint64_t addr, void *buf, size_t len);
-/*
- * A Lua function's name "CHUNK:LINE" from its chunk name: "@file" is a
- * file, "=name" a special name, anything else the source text itself.
- */
-void lua_chunk_line(char *buf, size_t len, const char *chunk, int line);
 
 #endif

@@ -9,7 +9,8 @@
 #   threads   two threads in different functions, 2/3 and 1/3 of their CPU
 #   gen       a generator pipeline and an asyncio task
 #   forkexec  a process that forks, then execs python3.11 again
-# launched under the recorder, and attached to (split).
+# launched under the recorder, and attached to (split); and a script in a
+# file named with spaces, parentheses and a colon, read back from pprof.
 . tests/guest/lib.sh
 py=/usr/bin/python3.11
 dir=tests/workloads/python
@@ -175,6 +176,33 @@ r=$(rooted $f '^python3\.11;_start;')
 note "forkexec: before the exec $before samples, after it $after, the forked child's $child (children are not followed: a session is one process); merged and rooted $r%"
 [ "$before" -ge 100 ] && [ "$after" -ge 100 ] || fail "forkexec: Python frames missing before or after the exec"
 [ "$r" -ge 95 ] || fail "forkexec: under 95% merged and rooted"
+
+# ---- names as data: a file named with spaces, parentheses and a colon
+# reaches pprof as the namer's parts (function lemur, the whole file, the
+# running line, the first line), live and through a raw recording, not cut
+# where a "(file:LINE)" would be looked for.
+odd="/tmp/py dir/odd (v2):x.py"
+mkdir -p "/tmp/py dir"
+cat >"$odd" <<'PY'
+import sys, time
+def lemur(seconds):
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+    return n
+lemur(float(sys.argv[1]))
+PY
+vmstack-record -q -F 999 -o /tmp/pyodd.pb.gz --raw /tmp/pyodd.raw -- $py "$odd" $((2 * scale)) ||
+	fail "odd path: record failed"
+vmstack-report -i /tmp/pyodd.raw -o /tmp/pyodd.report.pb.gz 2>/dev/null || fail "odd path: report failed"
+for pb in /tmp/pyodd.pb.gz /tmp/pyodd.report.pb.gz; do
+	go tool pprof -raw $pb >$pb.txt 2>&1
+	# "ID: ADDRESS M=MAPPING FUNCTION FILE:LINE s=FIRST": lemur, defined at line 2, runs lines 3-7.
+	loc=$(grep -E '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ lemur /tmp/py dir/odd \(v2\):x\.py:[3-7] s=2$' $pb.txt | head -1)
+	note "odd path, $pb: $loc"
+	[ -n "$loc" ] || { grep lemur $pb.txt; fail "odd path: $pb has no function lemur in '$odd' at its line"; }
+done
 
 # ---- the handler's cost per sample on Python stacks, beside LuaJIT's
 # (the sandwich workload: C and Lua calling each other) in the same boot.

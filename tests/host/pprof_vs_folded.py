@@ -7,15 +7,19 @@
 #   pprof_vs_folded.py --host FAKE_RAW REPORT
 #     writes a raw recording of known stacks (tests/tools/vmstack-fake-raw),
 #     turns it into both with vmstack-report and compares them, checks
-#     how its VM names were split, that native frames sit in their file's
+#     the function, file and line of its VM frames (a Python file whose
+#     name has spaces, parentheses and colons among them: function lemur in
+#     "/tmp/py dir/odd (v2):x.py" at line 7, from line 5), that native frames sit in their file's
 #     mapping (build-id as readelf reads it) at their function's entry (as
 #     nm gives it), the process labels (pid, comm) and the thread labels of --per-thread: prints
 #     "PASS pprof:report" or "FAIL ...".
 # Each pprof sample (-raw: location ids leaf first) is turned back into a
-# folded line: a Location's function, file and line into the frame's name
-# (the reverse of user/output/pprof.c's split), its mapping into the kind's
-# suffix (a file's mapping: native); -top's total and -traces' stacks must
-# agree too.
+# folded line: a Location's function, file and line into the frame's text
+# (as user/frame.c composes it), its mapping into the kind's suffix (a
+# file's mapping: native); -top's total and -traces' stacks must agree too.
+# -raw prints a Location's Line as "FUNCTION FILE:LINE s=START", where
+# both may hold spaces: -traces, which prints functions alone, tells where
+# the function ends.
 import collections, os, re, shutil, subprocess, sys, tempfile
 
 SUFFIX = {'': '', '[kernel]': '_[k]', '[vm]': '_[vm]', '[jit]': '_[j]'}
@@ -23,7 +27,10 @@ SUFFIX = {'': '', '[kernel]': '_[k]', '[vm]': '_[vm]', '[jit]': '_[j]'}
 # function, file, line).
 KNOWN = {('[vm]', 'handler', 'app.py', 7), ('[vm]', 'handler', 'app.py', 9),
          ('[vm]', 'app.lua:12', 'app.lua', 12), ('[vm]', 'app.lua:0', 'app.lua', 0),
-         ('[jit]', 'TRACE_3 app.lua:14', 'app.lua', 14), ('[vm]', 'pcall', '', 0)}
+         ('[jit]', 'TRACE_3 app.lua:14', 'app.lua', 14), ('[vm]', 'pcall', '', 0),
+         ('[vm]', 'lemur', '/tmp/py dir/odd (v2):x.py', 7)}
+# The same Location as -raw prints it: with its function's first line.
+ODD_LINE = ' lemur /tmp/py dir/odd (v2):x.py:7 s=5'
 
 
 def pprof(*args):
@@ -43,11 +50,35 @@ def folded_frame(mapping, name, file, line):
     return name.replace(';', ':') + SUFFIX['' if mapping.startswith('/') else mapping]
 
 
+def trace_rows(path):
+    """-traces: one (count, functions leaf first) a sample."""
+    out = []
+    for block in pprof('-traces', '-sample_index=samples', path).split('-----------+')[1:]:
+        # Label lines ("   pid:  123") come before the count's.
+        rows = [r for r in block.splitlines()[1:]
+                if r.strip() and not re.match(r'^\s*\w+:\s', r)]
+        if rows:
+            m = re.match(r'^\s*(\d+)\s+(.*)$', rows[0])
+            out.append((int(m[1]), (m[2],) + tuple(r.strip() for r in rows[1:])))
+    return out
+
+
+def split_line(text, functions):
+    """-raw's "FUNCTION FILE" (either may hold spaces): the function is the
+    shortest prefix -traces knows as one, else all up to the last space."""
+    for i, c in enumerate(text):
+        if c == ' ' and text[:i] in functions:
+            return text[:i], text[i + 1:]
+    name, _, file = text.rpartition(' ')
+    return name, file
+
+
 def read_raw(path):
     """-raw: the sample types, the period, each sample's values and location
     ids (leaf first), and each location's (mapping, function, file, line)."""
     types, period, samples, locs, maps, sect = [], 0, [], {}, {}, None
     labels = []
+    functions = {f for _, fs in trace_rows(path) for f in fs}
     for line in pprof('-raw', path).splitlines():
         if line in ('Samples:', 'Locations', 'Mappings'):
             sect = line
@@ -66,10 +97,10 @@ def read_raw(path):
                 raise RuntimeError('unparsed sample: ' + line)
             samples.append(([int(v) for v in m[1].split()], m[2].split(), {}))
         elif sect == 'Locations':
-            m = re.match(r'^\s*(\d+): (0x[0-9a-f]+) (?:M=(\d+) )?(.*) (\S*):(\d+) s=\d+$', line)
+            m = re.match(r'^\s*(\d+): (0x[0-9a-f]+) (?:M=(\d+) )?(.*):(\d+) s=\d+$', line)
             if not m:
                 raise RuntimeError('unparsed location: ' + line)
-            locs[m[1]] = (m[3], m[4], m[5], int(m[6]), int(m[2], 16))
+            locs[m[1]] = (m[3],) + split_line(m[4], functions) + (int(m[5]), int(m[2], 16))
         elif sect == 'Mappings':
             f = line.split(' ')     # "ID: START/LIMIT/OFFSET FILE BUILDID FLAGS"
             maps[f[0].rstrip(':')] = (f[2], f[3], [int(v, 16) for v in f[1].split('/')])
@@ -123,15 +154,7 @@ def compare(pb, folded, known=set()):
     if not m or int(m[1]) != total:
         return '-top total %s, folded %d' % (m and m[1], total)
     # -traces: one block per sample, its count then its functions, leaf first.
-    seen = collections.Counter()
-    for block in pprof('-traces', '-sample_index=samples', pb).split('-----------+')[1:]:
-        # Label lines ("   pid:  123") come before the count's.
-        rows = [r for r in block.splitlines()[1:]
-                if r.strip() and not re.match(r'^\s*\w+:\s', r)]
-        if rows:
-            m = re.match(r'^\s*(\d+)\s+(.*)$', rows[0])
-            seen[(int(m[1]), (m[2],) + tuple(r.strip() for r in rows[1:]))] += 1
-    if seen != traces:
+    if collections.Counter(trace_rows(pb)) != traces:
         return '-traces differs from -raw'
     print('# %s: %d samples in %d stacks agree with %s' % (pb, total, len(want), folded))
     return None
@@ -159,6 +182,8 @@ def host(fake_raw, report):
                     [report, '-i', raw, '-o', pbt, '--per-thread']):
             subprocess.run(cmd, check=True, capture_output=True)
         why = compare(pb, folded, KNOWN)
+        if not why and not any(l.endswith(ODD_LINE) for l in pprof('-raw', pb).splitlines()):
+            why = 'no Location "%s" in -raw' % ODD_LINE.strip()
         want, got = fake_raw_places(fake_raw), places(pb)
         if not why and want != got:
             why = 'native locations %s, readelf and nm say %s' % (sorted(got), sorted(want))

@@ -3,10 +3,12 @@
  * vmstack-fake-raw FILE: write a raw recording of known stacks, as the
  * recorder would, without the module: native frames in this program's own
  * functions (named from its mappings, saved in FILE), kernel frames, and
- * VM frames of every kind, named from FILE's table in the forms the
- * runtimes give (Lua's "chunk:LINE", CPython's "qualname (file.py:LINE)"
- * at two lines, a LuaJIT trace, a builtin, a cut VM stack). The host tests
- * turn it into each format with vmstack-report (tests/host/).
+ * VM frames of every kind, named from FILE's table with the parts the
+ * runtimes give (a Lua function "chunk:LINE", CPython's function, file and
+ * line at two lines, a LuaJIT trace, a builtin, a cut VM stack, and a
+ * Python function whose file has spaces, parentheses and colons in its
+ * name). The host tests turn it into each format with vmstack-report
+ * (tests/host/).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ static int mid_fn(int x)
 #define LUA vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1000)
 #define MAIN_CHUNK vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1100)
 #define PY vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x2000)
+#define ODD_PY vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x2100)
 #define TRACE vmstack_vmw(VMSTACK_VMW_JIT, 0, 0x3000)
 #define BUILTIN vmstack_vmw(VMSTACK_VMW_BUILTIN, 0, 0x4000)
 #define CUT vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 2)
@@ -63,6 +66,19 @@ static void add(struct vmstack_raw_buf *b, int count, unsigned int nk, unsigned 
 	add(b, count, nk, sizeof(ips) / 8, ips);			\
 } while (0)
 
+/* A Python file whose name a reader splitting "name (file:LINE)" would cut. */
+#define ODD_FILE "/tmp/py dir/odd (v2):x.py"
+
+/* VM word @ident at @pc is @function of @file at @line (from @first). */
+static void name(struct vmstack_symbolizer *sym, uint64_t ident, uint64_t pc,
+		 const char *function, const char *file, uint32_t line, uint32_t first,
+		 unsigned int flags)
+{
+	vmstack_symbolizer_add_vm_name(sym, ident, pc, &(struct vmstack_name){
+		.function = function, .file = file, .line = line, .start_line = first,
+		.flags = flags });
+}
+
 int main(int argc, char **argv)
 {
 	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
@@ -77,12 +93,13 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	vmstack_symbolizer_refresh(sym);
-	vmstack_symbolizer_add_vm_name(sym, LUA, 0, "app.lua:12");
-	vmstack_symbolizer_add_vm_name(sym, MAIN_CHUNK, 0, "app.lua:0");
-	vmstack_symbolizer_add_vm_name(sym, PY, 0x10, "handler (app.py:7)");
-	vmstack_symbolizer_add_vm_name(sym, PY, 0x20, "handler (app.py:9)");
-	vmstack_symbolizer_add_vm_name(sym, TRACE, 0, "TRACE_3 app.lua:14");
-	vmstack_symbolizer_add_vm_name(sym, BUILTIN, 0, "pcall");
+	name(sym, LUA, 0, "app.lua:12", "app.lua", 12, 12, 0);
+	name(sym, MAIN_CHUNK, 0, "app.lua:0", "app.lua", 0, 0, 0);
+	name(sym, PY, 0x10, "handler", "app.py", 7, 5, VMSTACK_NAME_AT_LINE);
+	name(sym, PY, 0x20, "handler", "app.py", 9, 5, VMSTACK_NAME_AT_LINE);
+	name(sym, ODD_PY, 0x30, "lemur", ODD_FILE, 7, 5, VMSTACK_NAME_AT_LINE);
+	name(sym, TRACE, 0, "TRACE_3 app.lua:14", "app.lua", 14, 14, 0);
+	name(sym, BUILTIN, 0, "pcall", "", 0, 0, 0);
 	ADD(&b, 3, 0, leaf, mid, top);
 	ADD(&b, 2, 2, K1, K2, leaf, mid, top);
 	ADD(&b, 4, 0, leaf, PY, 0x10, LUA, 0, MAIN_CHUNK, 0, mid, top);
@@ -91,6 +108,7 @@ int main(int argc, char **argv)
 	ADD(&b, 1, 0, leaf, BUILTIN, LUA, 0, MAIN_CHUNK, 0, mid, top);
 	ADD(&b, 1, 0, leaf, CUT, mid, top);
 	ADD(&b, 1, 1, K1, leaf, TRACE, LUA, 0, MAIN_CHUNK, 0, mid, top);
+	ADD(&b, 2, 0, leaf, ODD_PY, 0x30, mid, top);
 	vmstack_threads_init(&threads);
 	vmstack_threads_set(&threads, (uint32_t)getpid(), "fakeprog");
 	err = vmstack_raw_write(argv[1], &head, sym, &threads, &b);

@@ -278,7 +278,8 @@ static int compare_lines(struct vmstack_symbolizer *s, const char *ref)
 		return -1;
 	line = strtok_r(out, "\n", &save);
 	for (a = 0; a < size && line; a++) {
-		const char *names[VMSTACK_MAX_INLINE];
+		struct vmstack_name parts[VMSTACK_MAX_INLINE];
+		char names[VMSTACK_MAX_INLINE][600];
 		size_t n = 0, i, got;
 
 		/* "0xADDR", then (function, FILE:LINE) pairs, innermost first. */
@@ -299,7 +300,10 @@ static int compare_lines(struct vmstack_symbolizer *s, const char *ref)
 				snprintf(want[n++], sizeof(want[0]), "%s (%s)", line, where);
 			line = strtok_r(NULL, "\n", &save);
 		}
-		got = vmstack_symbolize_user_lines(s, MAP_BASE + off + a, 0, names, VMSTACK_MAX_INLINE);
+		got = vmstack_symbolize_user_lines(s, MAP_BASE + off + a, 0, parts, VMSTACK_MAX_INLINE);
+		/* As collapsed stacks show them. */
+		for (i = 0; i < got; i++)
+			vmstack_name_text(&parts[i], names[i], sizeof(names[i]));
 		inlined += n > 1;
 		for (i = 0; i < n && i < got; i++) {
 			/* Ours outermost first, and "(inlined)" after an inlined name. */

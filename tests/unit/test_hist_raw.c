@@ -25,6 +25,18 @@ UNIT_TEST(hist_buckets_are_ordered_and_tight)
 	CHECK(vmstack_hist_bucket(~0ULL) == VMSTACK_HIST_BUCKETS - 1);
 }
 
+/* VM frame @f's name, as collapsed stacks show it. */
+static const char *frame_text(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+			      char *buf, size_t len)
+{
+	char part[256];
+	struct vmstack_name n;
+
+	vmstack_symbolize(s, f, &n, part, sizeof(part));
+	vmstack_name_text(&n, buf, len);
+	return buf;
+}
+
 UNIT_TEST(raw_file_round_trip)
 {
 	char path[] = "/tmp/vmstack-raw-XXXXXX";
@@ -44,12 +56,20 @@ UNIT_TEST(raw_file_round_trip)
 
 	CHECK(vmstack_symbolizer_refresh(sym) > 0);
 	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
-				       "app.lua:10");
+				       &(struct vmstack_name){ .function = "app.lua:10",
+				       .file = "app.lua", .line = 10, .start_line = 10 });
 	/* VM 1 names lines: one identity, two PCs, two names. */
 	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x100,
-				       "f (a.py:3)");
+				       &(struct vmstack_name){ .function = "f", .file = "a.py",
+				       .line = 3, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
 	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
-				       "f (a.py:4)");
+				       &(struct vmstack_name){ .function = "f", .file = "a.py",
+				       .line = 4, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
+	/* Parts with spaces, colons, parentheses and a newline: bytes, kept whole. */
+	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
+				       &(struct vmstack_name){ .function = "lemur",
+				       .file = "/tmp/py dir/odd (v2):x\n.py", .line = 7,
+				       .start_line = 5, .flags = VMSTACK_NAME_AT_LINE });
 	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
 	r.rec.hdr.size = sizeof(r);
 	r.rec.nr_user = 2;
@@ -74,22 +94,28 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_threads_free(&threads);
 	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
 	{
-		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234,
-					   .word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234) };
+		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234 };
 
-		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "app.lua:10"));
+		struct vmstack_name n;
+
+		CHECK(!strcmp(frame_text(raw.sym, &f, msg, sizeof(msg)), "app.lua:10"));
 		f.vm = 1;
 		f.value = 0x5678;
-		f.word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678);
 		f.pc = 0x120;
-		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "f (a.py:4)"));
+		CHECK(!strcmp(frame_text(raw.sym, &f, msg, sizeof(msg)), "f (a.py:4)"));
 		f.pc = 0x100;
-		CHECK(!strcmp(vmstack_symbolize(raw.sym, &f, msg, sizeof(msg)), "f (a.py:3)"));
+		CHECK(!strcmp(frame_text(raw.sym, &f, msg, sizeof(msg)), "f (a.py:3)"));
+		f.value = 0x9000;
+		f.pc = 0x10;
+		vmstack_symbolize(raw.sym, &f, &n, msg, sizeof(msg));
+		CHECK(!strcmp(n.function, "lemur") && !strcmp(n.file, "/tmp/py dir/odd (v2):x\n.py") &&
+		      n.line == 7 && n.start_line == 5 && n.flags == VMSTACK_NAME_AT_LINE &&
+		      n.kind == VMSTACK_FRAME_SCRIPT);
 	}
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 6\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nthreads 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 7\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nthreads 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));
@@ -99,6 +125,13 @@ UNIT_TEST(raw_file_round_trip)
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "another vmstack version"));
+	/* Version 6 kept VM names as text: refused the same way. */
+	f = fopen(path, "w");
+	fputs("VMSTACK-RAW 6\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\n"
+	      "vmnames 1\n1234 0 f (a.py:3)\nthreads 0\nrecords\n", f);
+	fclose(f);
+	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "another vmstack version") && strstr(msg, "record it again"));
 	unlink(path);
 	free(buf.data);
 	vmstack_symbolizer_free(sym);

@@ -217,24 +217,44 @@ static uint8_t *pprof_bytes(const struct vmstack_profile *p, size_t *len)
 
 #define HAS(buf, len, bytes) (memmem(buf, len, bytes, sizeof(bytes) - 1) != NULL)
 
+/* A stack of the @n frames named @names, counted @count times. */
+static void add_named(struct vmstack_profile *p, const struct vmstack_name *names, int n,
+		      uint64_t count)
+{
+	uint32_t ids[16];
+	int i;
+
+	for (i = 0; i < n; i++)
+		ids[i] = vmstack_profile_intern(p, &names[i]);
+	vmstack_profile_add(p, ids, (uint32_t)n, 0, 0, count);
+}
+
+#define ROOT(f) { VMSTACK_FRAME_ROOT, f, "", 0, 0, 0 }
+#define NATIVE(f) { VMSTACK_FRAME_NATIVE, f, "", 0, 0, 0 }
+#define LUA(f, file, line) { VMSTACK_FRAME_SCRIPT, f, file, line, line, 0 }
+#define PY(f, file, line, first) { VMSTACK_FRAME_SCRIPT, f, file, line, first, VMSTACK_NAME_AT_LINE }
+
 /* The protobuf's bytes, field by field (profile.proto's numbers). */
 UNIT_TEST(pprof_encodes_profile_proto)
 {
-	static const enum vmstack_frame_kind k[] = {
-		VMSTACK_FRAME_ROOT, VMSTACK_FRAME_NATIVE, VMSTACK_FRAME_SCRIPT,
-		VMSTACK_FRAME_SCRIPT, VMSTACK_FRAME_JIT, VMSTACK_FRAME_KERNEL,
+	const struct vmstack_name a[] = {
+		ROOT("prog"), NATIVE("main"), LUA("f.lua:3", "f.lua", 3), PY("g", "a.py", 12, 10),
+		{ VMSTACK_FRAME_JIT, "TRACE_1 f.lua:4", "f.lua", 4, 4, 0 },
+		{ VMSTACK_FRAME_KERNEL, "sys_read", "", 0, 0, 0 },
 	};
-	const char *a[] = { "prog", "main", "f.lua:3", "g (a.py:12)", "TRACE_1 f.lua:4",
-			    "sys_read" };
-	const char *b[] = { "prog", "main", "f.lua:3", "g (a.py:13)" };
-	const char *c[] = { "prog", "main", "work.lua:0" };
+	const struct vmstack_name b[] = {
+		ROOT("prog"), NATIVE("main"), LUA("f.lua:3", "f.lua", 3), PY("g", "a.py", 13, 10),
+	};
+	const struct vmstack_name c[] = {
+		ROOT("prog"), NATIVE("main"), LUA("work.lua:0", "work.lua", 0),
+	};
 	struct vmstack_profile p;
 	uint8_t *pb;
 	size_t len;
 
 	vmstack_profile_init(&p);
-	add(&p, a, k, 6, 3);
-	add(&p, b, k, 4, 5);
+	add_named(&p, a, 6, 3);
+	add_named(&p, b, 4, 5);
 	p.freq = 999;
 	pb = pprof_bytes(&p, &len);
 	/* sample_type samples/count, cpu/nanoseconds; period_type; period 1001001. */
@@ -251,11 +271,51 @@ UNIT_TEST(pprof_encodes_profile_proto)
 	vmstack_profile_free(&p);
 	/* No rate: counts alone. A main chunk has line 0, still a line. */
 	vmstack_profile_init(&p);
-	add(&p, c, k, 3, 5);
+	add_named(&p, c, 3, 5);
 	pb = pprof_bytes(&p, &len);
 	CHECK(!memcmp(pb, "\x0a\x04\x08\x01\x10\x02\x6a", 7));
 	CHECK(!HAS(pb, len, "\x03" "cpu"));
 	CHECK(HAS(pb, len, "\x32\x0awork.lua:0\x32\x08work.lua"));
+	vmstack_profile_free(&p);
+}
+
+/*
+ * Names' parts reach pprof as its fields, whatever they hold (a Python
+ * file with spaces, parentheses and colons in its name), and collapsed
+ * stacks show them as text; an inlined call and the function it is
+ * inlined in are one Location, the call's Line first.
+ */
+UNIT_TEST(pprof_writes_name_parts)
+{
+	const struct vmstack_name a[] = {
+		ROOT("prog"),
+		{ VMSTACK_FRAME_NATIVE, "main", "/src/m.c", 10, 0, VMSTACK_NAME_AT_LINE },
+		{ VMSTACK_FRAME_NATIVE, "inl", "/src/m.h", 3, 0,
+		  VMSTACK_NAME_AT_LINE | VMSTACK_NAME_INLINED },
+		PY("lemur", "/tmp/py dir/odd (v2):x.py", 7, 5),
+	};
+	struct vmstack_profile p;
+	uint8_t *pb;
+	size_t len;
+	char *text;
+
+	vmstack_profile_init(&p);
+	add_named(&p, a, 4, 2);
+	text = write_to_string(vmstack_output_find("folded"), &p);
+	CHECK(!strcmp(text, "prog;main (m.c:10);inl (inlined) (m.h:3);"
+		      "lemur (/tmp/py dir/odd (v2):x.py:7)_[vm] 2\n"));
+	free(text);
+	pb = pprof_bytes(&p, &len);
+	CHECK(HAS(pb, len, "\x32\x05lemur\x32\x19/tmp/py dir/odd (v2):x.py"));
+	/* Function 4: lemur (string 9), in that file (10), from line 5. */
+	CHECK(HAS(pb, len, "\x2a\x0a\x08\x04\x10\x09\x18\x09\x20\x0a\x28\x05"));
+	/* Its Location: Function 4 at line 7. */
+	CHECK(HAS(pb, len, "\x22\x0a\x08\x04\x10\x03\x22\x04\x08\x04\x10\x07"));
+	/* The sample, leaf first: lemur, main with inl in it (Location 5), prog. */
+	CHECK(HAS(pb, len, "\x12\x08\x0a\x03\x04\x05\x01\x12\x01\x02"));
+	/* Location 5: inl's Function (3) at line 3, then main's (2) at line 10. */
+	CHECK(HAS(pb, len, "\x22\x10\x08\x05\x10\x01\x22\x04\x08\x03\x10\x03"
+		  "\x22\x04\x08\x02\x10\x0a"));
 	vmstack_profile_free(&p);
 }
 

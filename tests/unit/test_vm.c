@@ -411,11 +411,22 @@ UNIT_TEST(luajit_builtin_names)
 
 /* Two namers standing for two runtimes in one process. */
 static int name_a(const void *build, int pid, const struct vmstack_frame *f,
-		  char *buf, size_t len)
+		  struct vmstack_name_buf *out)
 {
 	(void)pid;
-	snprintf(buf, len, "%s:%llx", (const char *)build, (unsigned long long)f->value);
+	snprintf(out->function, sizeof(out->function), "%s:%llx", (const char *)build,
+		 (unsigned long long)f->value);
 	return 0;
+}
+
+/* Frame @f's function, as @s names it. */
+static const char *function_of(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+			       char *buf, size_t len)
+{
+	struct vmstack_name n;
+
+	vmstack_symbolize(s, f, &n, buf, len);
+	return n.function;
 }
 
 /* Each VM's frames get the names of the runtime that produced them. */
@@ -423,18 +434,16 @@ UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
 	struct vmstack_vm_namer a = { name_a, "first", false }, b = { name_a, "second", false };
-	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0,
-				    .word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10) };
+	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
 
 	f1.vm = 1;
-	f1.word = vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x10);
 	vmstack_symbolizer_set_vm_namer(s, 0, &a);
 	vmstack_symbolizer_set_vm_namer(s, 1, &b);
 	vmstack_symbolizer_note_vm(s, &f0);
 	vmstack_symbolizer_note_vm(s, &f1);
-	CHECK(!strcmp(vmstack_symbolize(s, &f0, buf, sizeof(buf)), "first:10"));
-	CHECK(!strcmp(vmstack_symbolize(s, &f1, buf, sizeof(buf)), "second:10"));
+	CHECK(!strcmp(function_of(s, &f0, buf, sizeof(buf)), "first:10"));
+	CHECK(!strcmp(function_of(s, &f1, buf, sizeof(buf)), "second:10"));
 	vmstack_symbolizer_free(s);
 }

@@ -56,28 +56,29 @@ static void add(struct lines *t, char *text, uint64_t count)
 	put(t, text, count);
 }
 
-/* The line of stack @s: names with their kinds' suffixes. */
+/* The line of stack @s: frames' texts with their kinds' suffixes. */
 static char *line_of(const struct vmstack_profile *p, const struct vmstack_pstack *s)
 {
-	size_t len = 1, i;
-	char *text, *o;
+	size_t len = 1, i, n;
+	char *text, *o, *q;
 
 	for (i = 0; i < s->n; i++) {
 		const struct vmstack_pframe *f = &p->frames[s->frames[i]];
 
-		len += strlen(f->name) + strlen(vmstack_kind_styles[f->kind].suffix) + 1;
+		len += vmstack_pframe_text(f, NULL, 0) + strlen(vmstack_kind_styles[f->kind].suffix) + 1;
 	}
 	text = o = xmalloc(len);
 	for (i = 0; i < s->n; i++) {
 		const struct vmstack_pframe *f = &p->frames[s->frames[i]];
-		const char *q;
 
 		if (i)
 			*o++ = ';';
-		for (q = f->name; *q; q++)
+		n = vmstack_pframe_text(f, o, len - (size_t)(o - text));
+		for (q = o; q < o + n; q++)
 			/* ';' separates frames and a newline ends the line. */
-			*o++ = (*q == ';' || *q == '\n') ? ':' : *q;
-		o = stpcpy(o, vmstack_kind_styles[f->kind].suffix);
+			if (*q == ';' || *q == '\n')
+				*q = ':';
+		o = stpcpy(o + n, vmstack_kind_styles[f->kind].suffix);
 	}
 	*o = 0;
 	return text;
@@ -90,8 +91,8 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-int vmstack_folded_write(const struct vmstack_profile *p,
-			 const struct vmstack_output_opts *o, FILE *out)
+static int folded_write(const struct vmstack_profile *p,
+			const struct vmstack_output_opts *o, FILE *out)
 {
 	struct lines t = { 0 };
 	struct line *v;
@@ -116,6 +117,13 @@ int vmstack_folded_write(const struct vmstack_profile *p,
 	free(t.slots);
 	return err;
 }
+
+const struct vmstack_output vmstack_output_folded = {
+	.name = "folded",
+	.suffix = ".folded",
+	.help = "collapsed stacks, one 'root;...;leaf COUNT' line per stack",
+	.write = folded_write,
+};
 
 /* The kind a frame's suffix gives (the longest that matches), cut off. */
 static enum vmstack_frame_kind kind_of(char *name, size_t len, int root)

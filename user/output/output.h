@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The output formats, one file each in user/output/, behind one table:
- * --format, -o's suffix and the help texts all loop over it. A format
- * writes a named profile (profile.h); a frame's kind decides how it looks
- * (the styles below), never its name.
+ * The output formats, one file each in user/output/, behind one table
+ * (outputs.c): --format, -o's suffix, the help texts and which options
+ * apply all loop over it. A format's file defines its row, a struct
+ * vmstack_output saying what it is and what it can do; adding a format is
+ * that file and its row in the table. A format writes a named profile
+ * (profile.h) from its frames' parts and kinds (the styles below), never
+ * by taking a name apart.
  */
 #ifndef VMSTACK_OUTPUT_H
 #define VMSTACK_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "frame.h"
@@ -27,6 +31,8 @@ struct vmstack_output {
 	const char *help;	/* one line for --help */
 	int (*write)(const struct vmstack_profile *p,
 		     const struct vmstack_output_opts *o, FILE *out);
+	/* What it can do, as the options ask (vmstack_output_refuses). */
+	bool inverted;		/* draws stacks merged from the leaf */
 };
 
 /* The formats, NULL-terminated; the first is the default. */
@@ -71,20 +77,11 @@ struct vmstack_kind_style {
 
 extern const struct vmstack_kind_style vmstack_kind_styles[VMSTACK_NR_FRAME_KINDS];
 
-/* Collapsed stacks: the writer, and a reader for vmstack-flamegraph. */
-int vmstack_folded_write(const struct vmstack_profile *p,
-			 const struct vmstack_output_opts *o, FILE *out);
 /*
- * Add the lines of @in ("a;b;c COUNT", frames' kinds from their suffixes,
- * the first frame the root) to @p. Returns the number of lines that are
- * not of that form.
+ * Collapsed stacks read back, for vmstack-flamegraph: add the lines of
+ * @in ("a;b;c COUNT", frames' kinds from their suffixes, the first frame
+ * the root) to @p. Returns the number of lines that are not of that form.
  */
 unsigned long vmstack_folded_read(struct vmstack_profile *p, FILE *in);
-/* A flame graph in SVG. */
-int vmstack_svg_write(const struct vmstack_profile *p,
-		      const struct vmstack_output_opts *o, FILE *out);
-/* pprof's profile.proto, gzipped. */
-int vmstack_pprof_write(const struct vmstack_profile *p,
-			const struct vmstack_output_opts *o, FILE *out);
 
 #endif

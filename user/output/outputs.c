@@ -1,32 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The table of output formats, and how frame kinds look in them. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "output.h"
 
-static const struct vmstack_output folded = {
-	.name = "folded",
-	.suffix = ".folded",
-	.help = "collapsed stacks, one 'root;...;leaf COUNT' line per stack",
-	.write = vmstack_folded_write,
-};
+/* The rows, each defined by its format's file; the first is the default. */
+extern const struct vmstack_output vmstack_output_folded, vmstack_output_svg,
+	vmstack_output_pprof;
 
-static const struct vmstack_output svg = {
-	.name = "svg",
-	.suffix = ".svg",
-	.help = "a flame graph picture",
-	.write = vmstack_svg_write,
+const struct vmstack_output *const vmstack_outputs[] = {
+	&vmstack_output_folded,
+	&vmstack_output_svg,
+	&vmstack_output_pprof,
+	NULL,
 };
-
-static const struct vmstack_output pprof = {
-	.name = "pprof",
-	.suffix = ".pb.gz",
-	.help = "pprof's profile.proto, gzipped (go tool pprof, Pyroscope)",
-	.write = vmstack_pprof_write,
-};
-
-const struct vmstack_output *const vmstack_outputs[] = { &folded, &svg, &pprof, NULL };
 
 const struct vmstack_kind_style vmstack_kind_styles[VMSTACK_NR_FRAME_KINDS] = {
 	[VMSTACK_FRAME_ROOT] = { "", VMSTACK_CLASS_NATIVE },
@@ -61,11 +50,37 @@ const struct vmstack_output *vmstack_output_for_path(const char *path)
 	return NULL;
 }
 
+/* "--OPTION applies to NAME[, NAME] only", of the formats @can says can. */
+static const char *applies_only(char *buf, size_t len, const char *option,
+				bool (*can)(const struct vmstack_output *))
+{
+	const struct vmstack_output *const *o;
+	size_t n = (size_t)snprintf(buf, len, "--%s applies to", option);
+	const char *sep = " ";
+
+	for (o = vmstack_outputs; *o && n < len; o++)
+		if (can(*o)) {
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", sep, (*o)->name);
+			sep = ", ";
+		}
+	if (n < len)
+		snprintf(buf + n, len - n, " only");
+	return buf;
+}
+
+static bool draws_inverted(const struct vmstack_output *f)
+{
+	return f->inverted;
+}
+
 const char *vmstack_output_refuses(const struct vmstack_output *f,
 				   const struct vmstack_output_opts *o)
 {
-	/* Only a drawing merges stacks; folded stacks and pprof keep each whole. */
-	return o->inverted && f != &svg ? "--inverted applies to svg only" : NULL;
+	static char why[128];
+
+	if (o->inverted && !f->inverted)
+		return applies_only(why, sizeof(why), "inverted", draws_inverted);
+	return NULL;
 }
 
 const char *vmstack_output_names(void)

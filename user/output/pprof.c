@@ -11,19 +11,17 @@
  * bytes. zlib gzips them.
  *
  * What the profile gives: one Location per distinct frame, with one Line
- * whose Function is the frame's name. The names VM runtimes give (user/vm/)
- * also give a file and a line: CPython's "qualname (file.py:LINE)" is
- * function qualname at LINE, the running line; Lua's "chunk:LINE" (and a
- * LuaJIT trace's "TRACE_N chunk:LINE") has file chunk and line LINE, the
- * function's (or trace's) first, and keeps its whole name: chunk and first
- * line are all that names a Lua function. A native frame named with
- * --lines, "func (file.c:LINE)", is function func at LINE of file.c. A
- * native frame's Location is in
- * the Mapping of its file (path, build-id, addresses as the process mapped
- * it), at the address the frame stands for: its function's entry, as a
- * frame is a function (named) or one address (unnamed); other frames' kind
- * is their Location's mapping, "[kernel]", "[vm]" or "[jit]", and native
- * frames in no file and the root have one with no file. Each sample is a
+ * whose Function is the frame's function, in its file, from its first
+ * line, the Line at its line: the parts its namer gave (user/frame.h),
+ * never taken apart from a text. A native frame named with --lines and
+ * the calls inlined there are one Location whose Lines are the inlined
+ * calls, innermost first, then the function they are inlined into. A
+ * native frame's Location is in the Mapping of its file (path, build-id,
+ * addresses as the process mapped it), at the address the frame stands
+ * for: its function's entry, as a frame is a function (named) or one
+ * address (unnamed); other frames' kind is their Location's mapping,
+ * "[kernel]", "[vm]" or "[jit]", and native frames in no file and the
+ * root have one with no file. Each sample is a
  * stack, leaf first, with its count and, when the rate is known, its CPU
  * time (1e9 / rate nanoseconds a sample), its process's labels "pid" and
  * "comm" (when the profile knows them: not from a folded file), and with
@@ -180,67 +178,6 @@ struct function {
 	uint64_t name, file, start_line;
 };
 
-/* What a frame's name says: a function in a file, at a line. */
-struct where {
-	const char *name, *file;
-	size_t name_len, file_len;	/* file_len 0: no file */
-	uint64_t line, start_line;
-};
-
-/* [s, end) as a line number: 0, or -1 if it is not all digits. */
-static int line_number(const char *s, const char *end, uint64_t *line)
-{
-	*line = 0;
-	if (s == end)
-		return -1;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9' || *line > INT32_MAX)
-			return -1;
-		*line = 10 * *line + (uint64_t)(*s - '0');
-	}
-	return 0;
-}
-
-/*
- * The function, file and line in a script or JIT frame's name, where it
- * has one of the forms at the top of this file; other names are only a
- * function's.
- */
-static void split_name(const struct vmstack_pframe *f, struct where *w)
-{
-	const char *s = f->name, *end = s + strlen(s), *file = s, *open = NULL, *colon;
-	uint64_t line;
-
-	*w = (struct where){ .name = s, .name_len = (size_t)(end - s), .file = "" };
-	if (f->kind != VMSTACK_FRAME_SCRIPT && f->kind != VMSTACK_FRAME_JIT &&
-	    f->kind != VMSTACK_FRAME_NATIVE)
-		return;
-	if (end > s && end[-1] == ')')
-		open = memrchr(s, '(', (size_t)(end - s));
-	if (open && open > s && open[-1] == ' ') {
-		/* qualname (file.py:LINE) */
-		colon = memrchr(open, ':', (size_t)(end - open));
-		if (colon && colon > open + 1 && !line_number(colon + 1, end - 1, &line)) {
-			w->name_len = (size_t)(open - 1 - s);
-			w->file = open + 1;
-			w->file_len = (size_t)(colon - w->file);
-			w->line = line;
-		}
-		return;
-	}
-	/* chunk:LINE, TRACE_N chunk:LINE */
-	if (f->kind == VMSTACK_FRAME_NATIVE)
-		return;
-	if (f->kind == VMSTACK_FRAME_JIT && !strncmp(s, "TRACE_", 6) && strchr(s, ' '))
-		file = strchr(s, ' ') + 1;
-	colon = memrchr(file, ':', (size_t)(end - file));
-	if (colon && colon > file && !line_number(colon + 1, end, &line)) {
-		w->file = file;
-		w->file_len = (size_t)(colon - file);
-		w->line = w->start_line = line;
-	}
-}
-
 /*
  * A kind's mapping is its class's (id: the class + 1), then the files' (id:
  * NR_CLASS_MAPPINGS + the profile's map number). Native code's has no file
@@ -257,7 +194,9 @@ static const char *const class_mappings[] = {
 
 struct writer {
 	struct pb out, msg, sub;
-	struct keys strings, functions;
+	/* Inlined calls' Locations: keyed by their frames' ids, outermost first. */
+	struct keys strings, functions, inlined;
+	uint64_t nframes;	/* their ids follow the frames' */
 };
 
 static uint64_t str_n(struct writer *w, const char *s, size_t len)
@@ -296,20 +235,47 @@ static void id_labels(struct writer *w, const char *key, uint32_t num,
 	}
 }
 
+/* Is frame @k of @s a call inlined into frame @k - 1? */
+static int inlined(const struct vmstack_profile *p, const struct vmstack_pstack *s, uint32_t k)
+{
+	return k > 0 && p->frames[s->frames[k]].kind == VMSTACK_FRAME_NATIVE &&
+	       (p->frames[s->frames[k]].flags & VMSTACK_NAME_INLINED) &&
+	       p->frames[s->frames[k - 1]].kind == VMSTACK_FRAME_NATIVE;
+}
+
+/*
+ * The Location of frame @k of @s (root first) and the calls inlined into
+ * the frame it is inlined in (--lines): the frame's id + 1 for a frame
+ * alone, else that of its group. *@outer: the group's first frame.
+ */
+static uint64_t location_of(struct writer *w, const struct vmstack_profile *p,
+			    const struct vmstack_pstack *s, uint32_t k, uint32_t *outer)
+{
+	uint32_t a = k;
+
+	while (inlined(p, s, a))
+		a--;
+	*outer = a;
+	if (a == k)
+		return (uint64_t)s->frames[k] + 1;
+	return w->nframes + 1 +
+	       key_number(&w->inlined, &s->frames[a], (k - a + 1) * sizeof(*s->frames));
+}
+
 static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t period)
 {
 	const struct vmstack_pproc *proc;
 	const struct vmstack_pstack *s;
+	uint32_t k, outer;
 	size_t i;
-	uint32_t k;
 
 	for (i = 0; i < p->nslots; i++) {
 		s = vmstack_profile_slot(p, i);
 		if (!s)
 			continue;
-		/* Leaf first; a location's id is its frame's + 1. */
-		for (k = s->n; k > 0; k--)
-			pb_varint(&w->sub, (uint64_t)s->frames[k - 1] + 1);
+		/* Leaf first. */
+		for (k = s->n; k > 0; k = outer)
+			pb_varint(&w->sub, location_of(w, p, s, k - 1, &outer));
 		pb_msg(&w->msg, SAMPLE_LOCATION_ID, &w->sub);
 		pb_varint(&w->sub, s->count);
 		if (period)
@@ -331,34 +297,56 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 	}
 }
 
-/* One Location per frame; returns the mappings they use, a bit per class. */
+/* Frame @f as a Line of the Location under way (in w->msg). */
+static void line(struct writer *w, const struct vmstack_pframe *f)
+{
+	struct function fn = {
+		.name = str(w, f->function), .file = str(w, f->file),
+		.start_line = f->start_line,
+	};
+
+	pb_uint(&w->sub, LINE_FUNCTION_ID, key_number(&w->functions, &fn, sizeof(fn)) + 1);
+	pb_uint(&w->sub, LINE_LINE, f->line);
+	pb_msg(&w->msg, LOCATION_LINE, &w->sub);
+}
+
+/* Location @id at frame @f's place; returns the mapping it uses, a bit per class. */
+static unsigned int location(struct writer *w, uint64_t id, const struct vmstack_pframe *f)
+{
+	unsigned int class = vmstack_kind_styles[f->kind].class;
+
+	pb_uint(&w->msg, LOCATION_ID, id);
+	if (f->map) {
+		pb_uint(&w->msg, LOCATION_MAPPING_ID, NR_CLASS_MAPPINGS + f->map);
+		pb_uint(&w->msg, LOCATION_ADDRESS, f->addr);
+		return 0;
+	}
+	pb_uint(&w->msg, LOCATION_MAPPING_ID, class + 1);
+	return 1u << class;
+}
+
+/*
+ * One Location per frame, then one per group of inlined calls; returns the
+ * mappings they use, a bit per class.
+ */
 static unsigned int locations(struct writer *w, const struct vmstack_profile *p)
 {
-	unsigned int used = 0, class;
-	struct function fn;
-	struct where wh;
-	size_t i;
+	unsigned int used = 0;
+	const uint32_t *ids;
+	size_t i, n;
 
 	for (i = 0; i < p->nframes; i++) {
-		split_name(&p->frames[i], &wh);
-		fn = (struct function){
-			.name = str_n(w, wh.name, wh.name_len),
-			.file = str_n(w, wh.file, wh.file_len),
-			.start_line = wh.start_line,
-		};
-		pb_uint(&w->sub, LINE_FUNCTION_ID, key_number(&w->functions, &fn, sizeof(fn)) + 1);
-		pb_uint(&w->sub, LINE_LINE, wh.line);
-		pb_uint(&w->msg, LOCATION_ID, i + 1);
-		if (p->frames[i].map) {
-			pb_uint(&w->msg, LOCATION_MAPPING_ID,
-				NR_CLASS_MAPPINGS + p->frames[i].map);
-			pb_uint(&w->msg, LOCATION_ADDRESS, p->frames[i].addr);
-		} else {
-			class = vmstack_kind_styles[p->frames[i].kind].class;
-			used |= 1u << class;
-			pb_uint(&w->msg, LOCATION_MAPPING_ID, class + 1);
-		}
-		pb_msg(&w->msg, LOCATION_LINE, &w->sub);
+		used |= location(w, i + 1, &p->frames[i]);
+		line(w, &p->frames[i]);
+		pb_msg(&w->out, PROFILE_LOCATION, &w->msg);
+	}
+	for (i = 0; i < w->inlined.n; i++) {
+		ids = w->inlined.v[i].bytes;
+		n = w->inlined.v[i].len / sizeof(*ids);
+		/* At the outer function's place; the innermost call first. */
+		used |= location(w, w->nframes + 1 + i, &p->frames[ids[0]]);
+		while (n)
+			line(w, &p->frames[ids[--n]]);
 		pb_msg(&w->out, PROFILE_LOCATION, &w->msg);
 	}
 	return used;
@@ -434,8 +422,8 @@ static int gzip_to(FILE *out, const uint8_t *data, size_t len)
 	return ret == Z_STREAM_END ? 0 : -1;
 }
 
-int vmstack_pprof_write(const struct vmstack_profile *p,
-			const struct vmstack_output_opts *o, FILE *out)
+static int pprof_write(const struct vmstack_profile *p,
+		       const struct vmstack_output_opts *o, FILE *out)
 {
 	uint64_t period = p->freq ? (1000000000ULL + p->freq / 2) / p->freq : 0;
 	struct writer w = { 0 };
@@ -444,6 +432,7 @@ int vmstack_pprof_write(const struct vmstack_profile *p,
 	int err;
 
 	(void)o;
+	w.nframes = p->nframes;
 	str(&w, "");		/* string_table[0] must be "" */
 	value_type(&w, PROFILE_SAMPLE_TYPE, "samples", "count");
 	if (period) {
@@ -471,5 +460,13 @@ int vmstack_pprof_write(const struct vmstack_profile *p,
 	free(w.sub.b);
 	keys_free(&w.strings);
 	keys_free(&w.functions);
+	keys_free(&w.inlined);
 	return err;
 }
+
+const struct vmstack_output vmstack_output_pprof = {
+	.name = "pprof",
+	.suffix = ".pb.gz",
+	.help = "pprof's profile.proto, gzipped (go tool pprof, Pyroscope)",
+	.write = pprof_write,
+};

@@ -113,13 +113,15 @@ static void label(FILE *f, const char *text, double x, double y, double w)
 	fputs("</text>", f);
 }
 
-/* A frame's text: its name and its kind's suffix, as in collapsed stacks. */
+/* A frame's text and its kind's suffix, as in collapsed stacks. */
 static void frame_text(const struct vmstack_profile *p, uint32_t id, char *buf,
 		       size_t len)
 {
 	const struct vmstack_pframe *f = &p->frames[id];
+	size_t n = vmstack_pframe_text(f, buf, len);
 
-	snprintf(buf, len, "%s%s", f->name, vmstack_kind_styles[f->kind].suffix);
+	if (n < len)
+		snprintf(buf + n, len - n, "%s", vmstack_kind_styles[f->kind].suffix);
 }
 
 /* A fill of @class, varied by @h so that neighbours differ. */
@@ -239,8 +241,8 @@ static void totals(FILE *out, const struct vmstack_profile *p, uint64_t samples,
 	fprintf(out, "</text>\n");
 }
 
-int vmstack_svg_write(const struct vmstack_profile *p,
-		      const struct vmstack_output_opts *o, FILE *out)
+static int svg_write(const struct vmstack_profile *p,
+		     const struct vmstack_output_opts *o, FILE *out)
 {
 	const char *title = o && o->title ? o->title : VMSTACK_SVG_TITLE;
 	struct node root = { 0 };
@@ -295,3 +297,12 @@ int vmstack_svg_write(const struct vmstack_profile *p,
 	free_tree(&root);
 	return ferror(out) ? -1 : 0;
 }
+
+const struct vmstack_output vmstack_output_svg = {
+	.name = "svg",
+	.suffix = ".svg",
+	.help = "a flame graph picture",
+	.write = svg_write,
+	/* Only a drawing merges stacks; folded stacks and pprof keep each whole. */
+	.inverted = true,
+};

@@ -2,7 +2,7 @@
 /*
  * CPython 3.11 on x86-64, in python3.11 or in a libpython3.11.so that a C
  * program embeds: find _PyEval_EvalFrameDefault, describe its frames to
- * the module, name them "qualname (file.py:LINE)".
+ * the module, name them: function qualname in file.py at LINE.
  *
  * How 3.11 keeps its frames: each C activation of _PyEval_EvalFrameDefault
  * has a _PyCFrame on its own C stack, linked into the thread state
@@ -367,15 +367,18 @@ static int frame_line(const struct cpython_layout *L, int pid, uint64_t code,
 	return line > 0 ? line : first;
 }
 
-/* "qualname (file.py:LINE)" of the code object that is the frame's value. */
+/*
+ * The code object that is the frame's value: function qualname in file
+ * co_filename, at the frame's line, shown "qualname (file.py:LINE)".
+ */
 static int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
-			char *buf, size_t len)
+			struct vmstack_name_buf *out)
 {
 	const struct cpython_build *b = build;
 	const struct cpython_layout *L;
 	uint64_t code = f->value, type, qual, file;
-	char qualname[256], filename[512];
 	int32_t first;
+	int line;
 
 	if (!b || f->kind != VMSTACK_FRAME_SCRIPT)
 		return -1;
@@ -384,11 +387,13 @@ static int cpython_name(const void *build, int pid, const struct vmstack_frame *
 	    read_target(pid, code + L->co_firstlineno, &first, 4) ||
 	    read_target(pid, code + L->co_qualname, &qual, 8) ||
 	    read_target(pid, code + L->co_filename, &file, 8) ||
-	    read_str(L, pid, qual, qualname, sizeof(qualname)) ||
-	    read_str(L, pid, file, filename, sizeof(filename)))
+	    read_str(L, pid, qual, out->function, sizeof(out->function)) ||
+	    read_str(L, pid, file, out->file, sizeof(out->file)))
 		return -1;
-	snprintf(buf, len, "%s (%s:%d)", qualname, filename,
-		 frame_line(L, pid, code, f->pc, first));
+	line = frame_line(L, pid, code, f->pc, first);
+	out->line = line > 0 ? (uint32_t)line : 0;
+	out->start_line = first > 0 ? (uint32_t)first : 0;
+	out->flags = VMSTACK_NAME_AT_LINE;
 	return 0;
 }
 

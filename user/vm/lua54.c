@@ -25,6 +25,7 @@
 
 #include "unwind/cfi.h"
 #include "elf_facts.h"
+#include "lua_name.h"
 #include "runtime.h"
 #include "symbols.h"
 #include "util.h"
@@ -243,9 +244,9 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	return VMSTACK_DETECT_YES;
 }
 
-/* "SOURCE:LINEDEFINED" of the function whose Proto is the frame's value. */
+/* "SOURCE:LINEDEFINED" (user/vm/lua_name.h) of the function whose Proto is the frame's value. */
 static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
-		      char *buf, size_t len)
+		      struct vmstack_name_buf *out)
 {
 	const struct lua54_layout *L = build;
 	uint64_t proto = f->value, src, slen = 0;
@@ -260,7 +261,7 @@ static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
 		return -1;
 	/* A stripped dump has no source (lua_getinfo says "=?"). */
 	if (!src) {
-		snprintf(buf, len, "?:%d", first);
+		vmstack_lua_name(out, "", "=?", first);
 		return 0;
 	}
 	if (read_target(pid, src + L->gc_tt, &tt, 1) || (tt & 0x0f) != L->vshrstr)
@@ -277,7 +278,7 @@ static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
 	if (read_target(pid, src + L->ts_contents, name, slen))
 		return -1;
 	name[slen] = 0;
-	lua_chunk_line(buf, len, name, first);
+	vmstack_lua_name(out, "", name, first);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
+#include "lua_name.h"
 #include "luajit.h"
 #include "runtime.h"
 #include "symbols.h"
@@ -298,9 +299,12 @@ static int luajit_line(const struct luajit_layout *lj, int pid, uint64_t proto,
 	return first + (int)v;
 }
 
-/* "CHUNK:LINE" of @proto; LINE is the function's first line if @line < 0. */
+/*
+ * The name of @proto: "CHUNK:LINE" (user/vm/lua_name.h) after @prefix;
+ * LINE is the function's first line if @line < 0.
+ */
 static int luajit_proto_name(const struct luajit_layout *lj, int pid, uint64_t proto,
-			     int line, char *buf, size_t len)
+			     const char *prefix, int line, struct vmstack_name_buf *out)
 {
 	uint64_t chunk;
 	uint32_t clen;
@@ -316,18 +320,18 @@ static int luajit_proto_name(const struct luajit_layout *lj, int pid, uint64_t p
 	if (read_target(pid, chunk + lj->str_data, name, clen))
 		return -1;
 	name[clen] = 0;
-	lua_chunk_line(buf, len, name, line < 0 ? first : line);
+	vmstack_lua_name(out, prefix, name, line < 0 ? first : line);
 	return 0;
 }
 
 /* A trace: "TRACE_N chunk:line" where it starts, as LuaJIT's perf map has it. */
 static int luajit_trace_name(const struct luajit_layout *lj, int pid, uint64_t trace,
-			     char *buf, size_t len)
+			     struct vmstack_name_buf *out)
 {
 	uint64_t proto, startpc, bc;
 	uint16_t no;
 	uint8_t gct;
-	char name[220];
+	char prefix[16];
 	int line;
 
 	if (read_target(pid, trace + lj->gct, &gct, 1) || gct != lj->fr->gct_trace ||
@@ -338,30 +342,28 @@ static int luajit_trace_name(const struct luajit_layout *lj, int pid, uint64_t t
 	/* The line of the trace's first bytecode, else its function's. */
 	bc = proto + lj->proto_size;
 	line = startpc > bc ? luajit_line(lj, pid, proto, (startpc - bc) / 4) : -1;
-	if (luajit_proto_name(lj, pid, proto, line, name, sizeof(name)))
-		return -1;
-	snprintf(buf, len, "TRACE_%u %s", no, name);
-	return 0;
+	snprintf(prefix, sizeof(prefix), "TRACE_%u ", no);
+	return luajit_proto_name(lj, pid, proto, prefix, line, out);
 }
 
 static int luajit_name(const void *build, int pid, const struct vmstack_frame *f,
-		       char *buf, size_t len)
+		       struct vmstack_name_buf *out)
 {
 	const struct luajit_layout *lj = build;
 	uint8_t ffid;
 
 	switch (f->kind) {
 	case VMSTACK_FRAME_SCRIPT:
-		return luajit_proto_name(lj, pid, f->value, -1, buf, len);
+		return luajit_proto_name(lj, pid, f->value, "", -1, out);
 	case VMSTACK_FRAME_JIT:
-		return luajit_trace_name(lj, pid, f->value, buf, len);
+		return luajit_trace_name(lj, pid, f->value, out);
 	case VMSTACK_FRAME_BUILTIN:
 		if (read_target(pid, f->value + lj->fn_ffid, &ffid, 1))
 			return -1;
 		if (ffid < lj->nffid && lj->ffid_names[ffid])
-			snprintf(buf, len, "%s", lj->ffid_names[ffid]);
+			snprintf(out->function, sizeof(out->function), "%s", lj->ffid_names[ffid]);
 		else
-			snprintf(buf, len, "[builtin %u]", ffid);
+			snprintf(out->function, sizeof(out->function), "[builtin %u]", ffid);
 		return 0;
 	default:
 		return -1;

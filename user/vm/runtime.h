@@ -48,9 +48,12 @@ struct vmstack_runtime {
 	enum vmstack_detect (*detect)(const struct vmstack_map *m, int pid,
 				      struct vmstack_vm_found *f, char *why,
 				      size_t len);
-	/* Name VM frame @f of process @pid, of build @build: 0, or -1. */
+	/*
+	 * Name VM frame @f of process @pid, of build @build: its parts in
+	 * @out (zeroed by the caller). 0, or -1.
+	 */
 	int (*namer)(const void *build, int pid, const struct vmstack_frame *f,
-		     char *buf, size_t len);
+		     struct vmstack_name_buf *out);
 	/* A frame's name depends on its PC (the line it is at), not only its identity. */
 	bool names_by_pc;
 };

@@ -246,12 +246,13 @@ fail:
 	return -1;
 }
 
-/* The NUL-terminated string at a script frame's identity. */
+/* The NUL-terminated string at a script frame's identity: its function. */
 static int cstring_name(const void *build, int pid, const struct vmstack_frame *f,
-			char *buf, size_t len)
+			struct vmstack_name_buf *out)
 {
-	struct iovec local = { buf, len - 1 };
-	struct iovec remote = { (void *)(uintptr_t)f->value, len - 1 };
+	char *buf = out->function;
+	struct iovec local = { buf, sizeof(out->function) - 1 };
+	struct iovec remote = { (void *)(uintptr_t)f->value, sizeof(out->function) - 1 };
 	ssize_t n;
 
 	(void)build;
