@@ -5,7 +5,9 @@
  * NMI context (hardware events), so it takes no lock, allocates nothing and
  * only touches this CPU's state of the session. Its work is bounded
  * whatever the target does: the user walk by a read budget
- * (VMSTACK_MAX_READS), the handler's time on each CPU by a throttle.
+ * (VMSTACK_MAX_READS), a deadline (VMSTACK_WALK_MAX_NS) and, for its VM
+ * parts, a fault budget (VMSTACK_MAX_VM_FAULTS); the handler's time on
+ * each CPU by a throttle.
  */
 #include <linux/build_bug.h>
 #include <linux/perf_event.h>
@@ -27,10 +29,13 @@
 #include "target.h"
 #include "unwind_kernel.h"
 
-/* The user stack from registers @uregs (walk.h does the work). */
+/*
+ * The user stack from registers @uregs (walk.h does the work), within
+ * the read budget and VMSTACK_WALK_MAX_NS of the handler's start @t0.
+ */
 static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_proc *p,
 					 struct vmstack_cpu *pc, struct pt_regs *uregs,
-					 u64 *ips, u16 *flags)
+					 u64 t0, u64 *ips, u16 *flags)
 {
 	struct vmstack_walk w = {
 		.rules = rcu_dereference_raw(p->uw_set),
@@ -43,6 +48,7 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 		.ips = ips,
 		.max = s->cfg.max_depth,
 		.reads_left = VMSTACK_MAX_READS,
+		.deadline = t0 + VMSTACK_WALK_MAX_NS,
 		.jit_seen = pc->jit_seen,
 		/* In the thread's own PID namespace: what the VM stored. */
 		.tid = task_pid_vnr(current),
@@ -97,7 +103,7 @@ static bool vmstack_user_readable(struct vmstack_proc *p, struct task_struct *ta
 }
 
 static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_proc *p,
-			   struct vmstack_cpu *pc, struct pt_regs *regs,
+			   struct vmstack_cpu *pc, struct pt_regs *regs, u64 t0,
 			   u16 *nr_kernel, u16 *nr_user)
 {
 	struct task_struct *task = current;
@@ -119,7 +125,7 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_proc *p,
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs) &&
 	    task->mm) {
 		if (vmstack_user_readable(p, task, uregs, pc))
-			nu = vmstack_capture_user(s, p, pc, uregs, pc->ips + nk, &flags);
+			nu = vmstack_capture_user(s, p, pc, uregs, t0, pc->ips + nk, &flags);
 		else
 			flags |= VMSTACK_SF_NO_USER;
 	}
@@ -200,7 +206,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		goto unbusy;
 	}
 
-	flags = vmstack_capture(s, p, pc, regs, &nr_kernel, &nr_user);
+	flags = vmstack_capture(s, p, pc, regs, t0, &nr_kernel, &nr_user);
 	if (p == &s->undescribed)
 		flags |= VMSTACK_SF_UNDESCRIBED;
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))

@@ -15,7 +15,22 @@ enum vmstack_vm_broken {
 	VMSTACK_VMB_READ,	/* VM memory unreadable */
 	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
 	VMSTACK_VMB_BUDGET,	/* the sample's read budget is spent */
+	VMSTACK_VMB_FAULTS,	/* the sample's VM reads faulted too often */
 };
+
+/*
+ * A read of VM memory. One that faults costs an exception and its fixup,
+ * tens of reads that succeed, and a descriptor decides how many a walk
+ * tries; so past VMSTACK_MAX_VM_FAULTS failed reads in a sample (of any
+ * walk: the native walk ends at its first) no VM read is tried.
+ */
+static bool vmstack_vm_read(struct vmstack_walk *w, void *dst, unsigned long addr,
+			    size_t len)
+{
+	if (w->faults >= VMSTACK_MAX_VM_FAULTS)
+		return false;
+	return vmstack_walk_read(w, dst, addr, len);
+}
 
 static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 						     unsigned long pc)
@@ -38,8 +53,8 @@ static bool vmstack_vm_ref(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	u32 r;
 
 	if (!(d->flags & VMSTACK_VM_F_REF32))
-		return vmstack_walk_read(w, v, addr, sizeof(*v));
-	if (!vmstack_walk_read(w, &r, addr, sizeof(r)))
+		return vmstack_vm_read(w, v, addr, sizeof(*v));
+	if (!vmstack_vm_read(w, &r, addr, sizeof(r)))
 		return false;
 	*v = r;
 	return true;
@@ -80,6 +95,8 @@ static void vmstack_vm_cut(struct vmstack_walk *w, const struct vmstack_vm_desc 
 		reason = VMSTACK_VMB_BUDGET;
 	else
 		w->flags |= VMSTACK_SF_VM_BROKEN;
+	if (reason != VMSTACK_VMB_BUDGET && w->faults >= VMSTACK_MAX_VM_FAULTS)
+		reason = VMSTACK_VMB_FAULTS;
 	vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, reason));
 }
 
@@ -110,11 +127,11 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	if (state && fn == state)
 		return 0;
 	if (d->flags & VMSTACK_VM_F_KIND_WORD) {
-		if (!vmstack_walk_read(w, &kind_word, kind_at, sizeof(kind_word)))
+		if (!vmstack_vm_read(w, &kind_word, kind_at, sizeof(kind_word)))
 			return VMSTACK_VMB_READ;
 		script = kind_word == d->kind_word;
 	} else {
-		if (!vmstack_walk_read(w, &kind, kind_at, 1))
+		if (!vmstack_vm_read(w, &kind, kind_at, 1))
 			return VMSTACK_VMB_READ;
 		if (kind == d->kind_native)
 			return 0;
@@ -132,11 +149,11 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 		return VMSTACK_VMB_READ;
 	ident += d->ident_adj;
 	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
-	    (!vmstack_walk_read(w, &check, ident + d->ident_check_off, 1) ||
+	    (!vmstack_vm_read(w, &check, ident + d->ident_check_off, 1) ||
 	     check != d->ident_check_val))
 		return VMSTACK_VMB_FRAME;
 	if (!pc && (d->flags & VMSTACK_VM_F_FRAME_PC) &&
-	    !vmstack_walk_read(w, &pc, frame + d->frame_pc_off, sizeof(pc)))
+	    !vmstack_vm_read(w, &pc, frame + d->frame_pc_off, sizeof(pc)))
 		pc = 0;
 	return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, ident)) &&
 	       vmstack_vm_emit(w, pc) ? 0 : -1;
@@ -184,7 +201,7 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			type = link & d->type_mask;
 			shown = !(d->hide_types & (1U << type));
 		} else {
-			if (!vmstack_walk_read(w, &fl, frame + d->flags_off, sizeof(fl)))
+			if (!vmstack_vm_read(w, &fl, frame + d->flags_off, sizeof(fl)))
 				return VMSTACK_VMB_READ;
 			shown = !(fl & d->native_flags);
 		}
@@ -203,7 +220,7 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			pc = 0;
 		} else if ((link & d->pc_mask) == d->pc_val) {
 			/* Called from the VM: link is the caller's return PC. */
-			if (!vmstack_walk_read(w, &insn, link + d->insn_off, sizeof(insn)))
+			if (!vmstack_vm_read(w, &insn, link + d->insn_off, sizeof(insn)))
 				return VMSTACK_VMB_READ;
 			field = (insn >> d->insn_shift) &
 				((1U << d->insn_bits) - 1);
@@ -232,7 +249,7 @@ static bool vmstack_vm_empty(struct vmstack_walk *w, const struct vmstack_vm_des
 	s32 v;
 
 	return (d->flags & VMSTACK_VM_F_AR_EMPTY) &&
-	       vmstack_walk_read(w, &v, ar + d->ar_empty_off, sizeof(v)) && v < 0;
+	       vmstack_vm_read(w, &v, ar + d->ar_empty_off, sizeof(v)) && v < 0;
 }
 
 /*
@@ -246,7 +263,7 @@ static bool vmstack_vm_linked(struct vmstack_walk *w, const struct vmstack_vm_de
 	u32 i;
 
 	if (!(d->flags & VMSTACK_VM_F_AR_CHAIN) ||
-	    !vmstack_walk_read(w, &link, state + d->state_ar_off, sizeof(link)))
+	    !vmstack_vm_read(w, &link, state + d->state_ar_off, sizeof(link)))
 		return true;
 	for (i = 0; i < d->ar_chain_max; i++) {
 		link &= ~(unsigned long)d->ar_mask;
@@ -254,7 +271,7 @@ static bool vmstack_vm_linked(struct vmstack_walk *w, const struct vmstack_vm_de
 			return true;
 		if (!link)
 			return false;
-		if (!vmstack_walk_read(w, &link, link + d->ar_prev_off, sizeof(link)))
+		if (!vmstack_vm_read(w, &link, link + d->ar_prev_off, sizeof(link)))
 			return true;
 	}
 	return true;
@@ -266,7 +283,7 @@ static bool vmstack_vm_sane(struct vmstack_walk *w, const struct vmstack_vm_desc
 {
 	u8 check;
 
-	return vmstack_walk_read(w, &check, state + d->check_off, 1) &&
+	return vmstack_vm_read(w, &check, state + d->check_off, 1) &&
 	       check == d->check_val;
 }
 
@@ -287,17 +304,17 @@ static unsigned long vmstack_vm_thread(struct vmstack_walk *w,
 		return w->vm_thread[i];
 	w->vm_thread_tried |= 1U << i;
 	w->vm_thread[i] = 0;
-	if (!vmstack_walk_read(w, &t, d->state_addr, sizeof(t)) ||
-	    !vmstack_walk_read(w, &t, t + d->thr_head_off, sizeof(t)))
+	if (!vmstack_vm_read(w, &t, d->state_addr, sizeof(t)) ||
+	    !vmstack_vm_read(w, &t, t + d->thr_head_off, sizeof(t)))
 		return 0;
 	for (n = 0; t && n < d->thr_max; n++) {
-		if (!vmstack_walk_read(w, &tid, t + d->thr_tid_off, sizeof(tid)))
+		if (!vmstack_vm_read(w, &tid, t + d->thr_tid_off, sizeof(tid)))
 			return 0;
 		if (tid == w->tid) {
 			w->vm_thread[i] = t;
 			return t;
 		}
-		if (!vmstack_walk_read(w, &t, t + d->thr_next_off, sizeof(t)))
+		if (!vmstack_vm_read(w, &t, t + d->thr_next_off, sizeof(t)))
 			return 0;
 	}
 	return 0;
@@ -320,8 +337,8 @@ static bool vmstack_vm_caller(struct vmstack_walk *w, const struct vmstack_vm_de
 
 	/* Up the stack by a word at least, aligned, not absurdly far: as a native step. */
 	if ((sp & 7) || sp < r->sp + 8 || sp - r->sp > VMSTACK_USER_STACK_SPAN ||
-	    !vmstack_walk_read(w, &bp, ar + d->caller_bp_off, sizeof(bp)) ||
-	    !vmstack_walk_read(w, &ra, ar + d->caller_ra_off, sizeof(ra)))
+	    !vmstack_vm_read(w, &bp, ar + d->caller_bp_off, sizeof(bp)) ||
+	    !vmstack_vm_read(w, &ra, ar + d->caller_ra_off, sizeof(ra)))
 		return false;
 	caller->bp = bp;
 	caller->ip = ra;
@@ -351,8 +368,8 @@ static bool vmstack_vm_jit_holds(struct vmstack_walk *w, const struct vmstack_vm
 	    !vmstack_vm_ref(w, d, &ent, t->table + vmstack_vm_ref_size(d) * id))
 		return false;
 	*obj = ent & d->func_mask;
-	return vmstack_walk_read(w, &code, *obj + d->jit_code_off, sizeof(code)) &&
-	       vmstack_walk_read(w, &size, *obj + d->jit_size_off, sizeof(size)) &&
+	return vmstack_vm_read(w, &code, *obj + d->jit_code_off, sizeof(code)) &&
+	       vmstack_vm_read(w, &size, *obj + d->jit_size_off, sizeof(size)) &&
 	       ip - code < size;
 }
 
@@ -368,22 +385,22 @@ static bool vmstack_vm_jit_near(struct vmstack_walk *w, const struct vmstack_vm_
 	u16 link, r, next;
 	u32 n;
 
-	if (vmstack_walk_read(w, &link, from + d->jit_link_off, sizeof(link)) && link &&
+	if (vmstack_vm_read(w, &link, from + d->jit_link_off, sizeof(link)) && link &&
 	    vmstack_vm_jit_holds(w, d, t, link, ip, obj))
 		return true;
-	if (!vmstack_walk_read(w, &r, from + d->jit_root_off, sizeof(r)))
+	if (!vmstack_vm_read(w, &r, from + d->jit_root_off, sizeof(r)))
 		return false;
 	if (r && (r >= t->count ||
 		  !vmstack_vm_ref(w, d, &root, t->table + vmstack_vm_ref_size(d) * r)))
 		return false;
 	root &= d->func_mask;
-	if (!vmstack_walk_read(w, &next, root + d->jit_side_off, sizeof(next)))
+	if (!vmstack_vm_read(w, &next, root + d->jit_side_off, sizeof(next)))
 		return false;
 	/* The link was the first object tried. */
 	for (n = 1; next && n < d->jit_near_max; n++) {
 		if (vmstack_vm_jit_holds(w, d, t, next, ip, obj))
 			return true;
-		if (!*obj || !vmstack_walk_read(w, &next, *obj + d->jit_side_off, sizeof(next)))
+		if (!*obj || !vmstack_vm_read(w, &next, *obj + d->jit_side_off, sizeof(next)))
 			return false;
 	}
 	return false;
@@ -397,9 +414,9 @@ static bool vmstack_vm_jit_at(struct vmstack_walk *w, const struct vmstack_vm_de
 	unsigned long from = 0;
 	s32 id;
 
-	if (!vmstack_walk_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
-	    !vmstack_walk_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
-	    !vmstack_walk_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
+	if (!vmstack_vm_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
+	    !vmstack_vm_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
+	    !vmstack_vm_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
 		return false;
 	if (vmstack_vm_jit_holds(w, d, &t, (u32)id, ip, &from) ||
 	    (from && (d->flags & VMSTACK_VM_F_JIT_NEAR) &&
@@ -408,6 +425,18 @@ static bool vmstack_vm_jit_at(struct vmstack_walk *w, const struct vmstack_vm_de
 		return true;
 	}
 	return false;
+}
+
+/* VM @d's anchor in this sample: the sampled register, or the variable's value. */
+static bool vmstack_vm_jit_anchor(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+				  unsigned long *a)
+{
+	if (d->jit_reg)
+		*a = w->regs[d->jit_reg];
+	else if (!vmstack_vm_read(w, a, d->jit_anchor_ptr, sizeof(*a)))
+		return false;
+	*a += d->jit_anchor_adj;
+	return true;
 }
 
 /*
@@ -420,36 +449,60 @@ vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
 		    unsigned long *anchor, unsigned long *obj)
 {
 	unsigned long a;
-	u32 i;
+	u32 i, faults;
 
+	/* Nothing left to try in this sample: one test per frame. */
+	if (w->jit_done == (1U << w->nr_vms) - 1)
+		return NULL;
 	for (i = 0; i < w->nr_vms; i++) {
 		const struct vmstack_vm_desc *d = &w->vms[i];
 
-		if (!(d->flags & VMSTACK_VM_F_JIT))
+		if (w->jit_done & (1U << i))
 			continue;
-		if (d->jit_reg)
-			a = w->regs[d->jit_reg];
-		else if (!vmstack_walk_read(w, &a, d->jit_anchor_ptr, sizeof(a)))
+		if (!(d->flags & VMSTACK_VM_F_JIT)) {
+			w->jit_done |= 1U << i;
 			continue;
-		a += d->jit_anchor_adj;
-		if (vmstack_vm_jit_at(w, d, a, ip, obj)) {
+		}
+		/*
+		 * The anchor is the same at every frame of a sample (a sampled
+		 * register, or a variable), and so is every address read
+		 * through it up to the code object's range: only @ip differs.
+		 * A fault on the way would be met again at every frame, so
+		 * the anchor is dropped for the rest of the sample instead.
+		 */
+		faults = w->faults;
+		if (!(w->jit_dead & (1U << i)) && vmstack_vm_jit_anchor(w, d, &a) &&
+		    vmstack_vm_jit_at(w, d, a, ip, obj)) {
 			if (w->jit_seen)
 				w->jit_seen[i] = a;
 			*anchor = a;
 			return d;
 		}
+		if (w->faults != faults)
+			w->jit_dead |= 1U << i;
 		/*
 		 * C code that compiled code called (through the FFI) may have
 		 * saved the anchor register and reused it; where it saved it
 		 * only its CFI says. Try the anchor this CPU last proved for
 		 * this VM in this process: it holds only if the code object
 		 * it names holds @ip, which another VM's (another thread's
-		 * global state) cannot.
+		 * global state) cannot. One that faults is forgotten.
 		 */
-		if (d->jit_reg && w->jit_seen && w->jit_seen[i] && w->jit_seen[i] != a &&
-		    vmstack_vm_jit_at(w, d, w->jit_seen[i], ip, obj)) {
+		if (!d->jit_reg || !w->jit_seen || !w->jit_seen[i] ||
+		    w->jit_seen[i] == w->regs[d->jit_reg] + d->jit_anchor_adj) {
+			if (w->jit_dead & (1U << i))
+				w->jit_done |= 1U << i;
+			continue;
+		}
+		faults = w->faults;
+		if (vmstack_vm_jit_at(w, d, w->jit_seen[i], ip, obj)) {
 			*anchor = w->jit_seen[i];
 			return d;
+		}
+		if (w->faults != faults) {
+			w->jit_seen[i] = 0;
+			if (w->jit_dead & (1U << i))
+				w->jit_done |= 1U << i;
 		}
 	}
 	return NULL;
@@ -480,7 +533,7 @@ vmstack_vm_splice_jit(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
 	else
 		broken = vmstack_vm_walk(w, d, state, top + d->top_adj, 0, cur);
 	if (broken != VMSTACK_VMB_STATE &&
-	    !vmstack_walk_read(w, &ar, state + d->state_ar_off, sizeof(ar)) && !broken)
+	    !vmstack_vm_read(w, &ar, state + d->state_ar_off, sizeof(ar)) && !broken)
 		broken = VMSTACK_VMB_READ;
 	if (broken)
 		vmstack_vm_cut(w, d, broken);
@@ -503,6 +556,14 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	unsigned long ar, state = 0, top, pc = 0, anchor, obj = 0;
 	unsigned int n0;
 	int broken = 0;
+
+	/* Faults spent: a VM's native frame stays, after a cut marker. */
+	if (w->faults >= VMSTACK_MAX_VM_FAULTS) {
+		if (!d)
+			return VMSTACK_SPLICE_NONE;
+		vmstack_vm_cut(w, d, VMSTACK_VMB_FAULTS);
+		return VMSTACK_SPLICE_NATIVE;
+	}
 
 	/*
 	 * Code the JIT compiled calls helpers and C functions, which keep a
@@ -529,7 +590,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	} else if (d->state_from != VMSTACK_VM_STATE_NONE) {
 		if (d->state_from == VMSTACK_VM_STATE_THREAD)
 			state = vmstack_vm_thread(w, d);
-		else if (!vmstack_walk_read(w, &state, d->state_addr, sizeof(state)))
+		else if (!vmstack_vm_read(w, &state, d->state_addr, sizeof(state)))
 			state = 0;
 		if (!state || !vmstack_vm_sane(w, d, state))
 			broken = VMSTACK_VMB_STATE;
@@ -564,7 +625,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 		top = cur->next_top;
 	} else if (!broken) {
 		/* F_TOP_AR: each activation knows its own top frame. */
-		if (vmstack_walk_read(w, &top, (d->flags & VMSTACK_VM_F_TOP_AR ? ar : state) +
+		if (vmstack_vm_read(w, &top, (d->flags & VMSTACK_VM_F_TOP_AR ? ar : state) +
 					       d->top_off, sizeof(top)))
 			top += d->top_adj;
 		else

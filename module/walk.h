@@ -13,6 +13,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/sched/clock.h>
 #include <linux/uaccess.h>
 
 /* The end of user space (4- or 5-level paging alike). */
@@ -22,6 +23,12 @@ static __always_inline bool vmstack_read_user(void *dst, unsigned long addr,
 					      size_t len)
 {
 	return !copy_from_user_nofault(dst, (const void __user *)addr, len);
+}
+
+/* The handler's clock (sample.c's too): NMI-safe, monotonic on one CPU. */
+static __always_inline u64 vmstack_walk_clock(void)
+{
+	return local_clock();
 }
 #else
 #include "walk_host.h"
@@ -120,11 +127,16 @@ struct vmstack_walk {
 	unsigned long regs[__VMSTACK_VM_REG_MAX];
 	unsigned long ip, sp;			/* sampled; bp is regs[RBP] */
 	u32 reads_left;				/* of the target's memory */
+	u32 faults;				/* reads that failed */
+	u64 deadline;				/* vmstack_walk_clock(): no read after it */
 	/*
 	 * Per VM: the JIT anchor last proved on this CPU in this process
-	 * (vm_walk.c), or NULL for none kept.
+	 * (vm_walk.c), or NULL for none kept; bit i of jit_dead: VM i's
+	 * anchor of this sample found unreadable, not tried again; of
+	 * jit_done: nothing left to try for VM i's compiled code.
 	 */
 	unsigned long *jit_seen;
+	u8 jit_dead, jit_done;
 	/*
 	 * The sampled thread's id as it sees it (gettid()), and per VM its
 	 * STATE_THREAD state once looked up (bit i of vm_thread_tried).
@@ -138,11 +150,18 @@ struct vmstack_walk {
 	u32 uw_lookups, uw_hits;		/* rule lookups, and cache hits */
 };
 
+/* How many reads between two looks at the clock (a power of 2). */
+#define VMSTACK_CLOCK_READS	32
+
 /*
  * Every read of the target, native and VM walks alike, spends the walk's
- * budget; once it is spent reads fail and the walk ends, marked
- * VMSTACK_SF_BUDGET: what a target's memory or descriptors can make the
- * handler do is bounded per sample.
+ * budget, and every VMSTACK_CLOCK_READS reads the clock is checked
+ * against the deadline; once either is spent reads fail and the walk
+ * ends, marked VMSTACK_SF_BUDGET: what a target's memory or descriptors
+ * can make the handler do is bounded per sample, in reads and in time
+ * (a read that faults costs an exception and its fixup: tens of times
+ * one that succeeds). Failed reads are counted: the VM walks stop trying
+ * past VMSTACK_MAX_VM_FAULTS (vm_walk.c).
  */
 static inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
 				     unsigned long addr, size_t len)
@@ -151,8 +170,16 @@ static inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
 		w->flags |= VMSTACK_SF_BUDGET;
 		return false;
 	}
-	w->reads_left--;
-	return vmstack_read_user(dst, addr, len);
+	if (!(--w->reads_left & (VMSTACK_CLOCK_READS - 1)) &&
+	    vmstack_walk_clock() >= w->deadline) {
+		w->reads_left = 0;
+		w->flags |= VMSTACK_SF_BUDGET;
+		return false;
+	}
+	if (vmstack_read_user(dst, addr, len))
+		return true;
+	w->faults++;
+	return false;
 }
 
 /* Walk from the sampled registers; returns the number of words stored. */

@@ -642,10 +642,10 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 	double mean = taken ? (double)VMSTACK_CNT(c, HANDLER_NS) / taken : 0;
 	double fps = written ? (double)VMSTACK_CNT(c, FRAMES) / written : 0;
 
-	fprintf(stderr, TOOL ": handler: p50 %" PRIu64 " ns, p99 %" PRIu64
+	fprintf(stderr, TOOL ": handler: p50 %" PRIu64 " ns, p99 %" PRIu64 " ns, max %" PRIu64
 		" ns, mean %.0f ns; %.1f frames/sample, %.1f ns/frame\n",
-		hist_quantile(hist, 0.5), hist_quantile(hist, 0.99), mean, fps,
-		fps ? mean / fps : 0);
+		hist_quantile(hist, 0.5), hist_quantile(hist, 0.99), hist_quantile(hist, 1.0),
+		mean, fps, fps ? mean / fps : 0);
 	fprintf(stderr, TOOL ": unwind rules: %zu mappings (%zu of them rows another process uploaded), %zu rows sent, %" PRIu64
 		" bytes in the module; %" PRIu64 " lookups, %.1f%% from the per-CPU cache\n",
 		r->uw.maps, r->uw.shared, r->uw.rows, r->uw.bytes, VMSTACK_CNT(c, UW_LOOKUPS),

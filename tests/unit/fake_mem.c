@@ -14,7 +14,8 @@ static struct {
 	unsigned char *bytes;
 } regions[MAX_REGIONS];
 static int nregions;
-static unsigned long reads;
+static unsigned long reads, faults;
+static uint64_t clock_ns, read_ns, fault_ns;
 
 void fake_mem_reset(void)
 {
@@ -24,6 +25,10 @@ void fake_mem_reset(void)
 		free(regions[i].bytes);
 	nregions = 0;
 	reads = 0;
+	faults = 0;
+	clock_ns = 0;
+	read_ns = 0;
+	fault_ns = 0;
 }
 
 /* The last walk test's regions, freed when the tests are done. */
@@ -70,14 +75,27 @@ void fake_put32(uint64_t addr, uint32_t v) { put(addr, &v, 4); }
 void fake_put16(uint64_t addr, uint16_t v) { put(addr, &v, 2); }
 void fake_put8(uint64_t addr, uint8_t v) { put(addr, &v, 1); }
 unsigned long fake_mem_reads(void) { return reads; }
+unsigned long fake_mem_faults(void) { return faults; }
+
+void fake_mem_costs(uint64_t read, uint64_t fault)
+{
+	read_ns = read;
+	fault_ns = fault;
+}
+
+u64 vmstack_walk_clock(void) { return clock_ns; }
 
 bool vmstack_read_user(void *dst, unsigned long addr, size_t len)
 {
 	unsigned char *p = at(addr, len);
 
 	reads++;
-	if (!p)
+	if (!p) {
+		faults++;
+		clock_ns += fault_ns;
 		return false;
+	}
+	clock_ns += read_ns;
 	memcpy(dst, p, len);
 	return true;
 }

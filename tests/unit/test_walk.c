@@ -24,7 +24,7 @@ static struct vmstack_walk walk_from(unsigned long ip, unsigned long sp,
 				     unsigned long bp)
 {
 	struct vmstack_walk w = { .ips = ips, .max = 64, .ip = ip, .sp = sp,
-				  .reads_left = VMSTACK_MAX_READS };
+				  .reads_left = VMSTACK_MAX_READS, .deadline = ~0ULL };
 
 	memset(ips, 0, sizeof(ips));
 	w.regs[VMSTACK_VM_REG_RBP] = bp;
@@ -716,6 +716,120 @@ UNIT_TEST(walk_read_budget)
 	CHECK(reads <= VMSTACK_MAX_READS + 1);
 	/* The last word: the VM part cut, for the budget's reason (5). */
 	CHECK(w.n > 0 && ips[w.n - 1] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 5));
+}
+
+/* 600 frame-pointer frames from STACK + 0x100 up, no rules: a deep native stack. */
+static struct vmstack_walk deep_fp_walk(const struct vmstack_vm_desc *d, u32 nr_vms)
+{
+	struct vmstack_walk w;
+	int i;
+
+	mem_setup();
+	for (i = 0; i < 600; i++)
+		fp_frame(STACK + 0x100 + 16 * i, STACK + 0x100 + 16 * (i + 1), 0x500000 + i);
+	w = walk_from(0x500000, STACK, STACK + 0x100);
+	w.max = VMSTACK_MAX_DEPTH;
+	w.vms = d;
+	w.nr_vms = nr_vms;
+	return w;
+}
+
+/*
+ * Issue 27's descriptors: four VMs with compiled code whose anchor is a
+ * variable at an unmapped address, on a deep stack without unwind rules
+ * (every frame a candidate for compiled code). The anchor is the same at
+ * every frame: each VM's faults once per sample (it faulted at every
+ * frame, 2,048 faults), and the native stack is whole.
+ */
+UNIT_TEST(walk_jit_anchor_faults_once)
+{
+	struct vmstack_vm_desc d[VMSTACK_VM_MAX];
+	struct vmstack_walk w;
+	int i;
+
+	for (i = 0; i < VMSTACK_VM_MAX; i++) {
+		memset(&d[i], 0, sizeof(d[i]));
+		d[i].code_start = 0x1000;
+		d[i].code_end = 0x2000;
+		d[i].top_reg = VMSTACK_VM_REG_RBP;
+		d[i].link = VMSTACK_VM_LINK_POINTER;
+		d[i].max_frames = 1;
+		d[i].flags = VMSTACK_VM_F_JIT;
+		d[i].jit_anchor_ptr = 0x3000 + 0x1000 * i;
+		CHECK(vmstack_vm_desc_check(&d[i]) == NULL);
+	}
+	w = deep_fp_walk(d, VMSTACK_VM_MAX);
+	CHECK(vmstack_walk_user(&w) == VMSTACK_MAX_DEPTH);
+	CHECK(w.flags == VMSTACK_SF_USER_TRUNC);
+	CHECK(fake_mem_faults() == VMSTACK_VM_MAX);
+	CHECK(ips[VMSTACK_MAX_DEPTH - 1] == 0x500000 + VMSTACK_MAX_DEPTH - 2);
+	/* An anchor register pointing nowhere: the same. */
+	for (i = 0; i < VMSTACK_VM_MAX; i++)
+		d[i].jit_reg = VMSTACK_VM_REG_R14;
+	w = deep_fp_walk(d, VMSTACK_VM_MAX);
+	w.regs[VMSTACK_VM_REG_R14] = 0x3000;
+	CHECK(vmstack_walk_user(&w) == VMSTACK_MAX_DEPTH);
+	CHECK(fake_mem_faults() == VMSTACK_VM_MAX);
+}
+
+/*
+ * A VM whose state is at an unmapped address, its code all of user space:
+ * every native frame's VM walk faults. Past VMSTACK_MAX_VM_FAULTS no VM
+ * memory is read; each VM frame stays native after a cut marker (the
+ * budget's reason, 6), and the native walk goes to the depth cap.
+ */
+UNIT_TEST(walk_vm_fault_budget)
+{
+	struct vmstack_vm_desc d = {
+		.code_start = 0x1000, .code_end = 0x7ffffffff000UL,
+		.state_from = VMSTACK_VM_STATE_GLOBAL, .state_addr = 0x3000,
+		.top_reg = VMSTACK_VM_REG_RBP, .link = VMSTACK_VM_LINK_POINTER,
+		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL, .max_frames = 1,
+	};
+	struct vmstack_walk w;
+
+	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	w = deep_fp_walk(&d, 1);
+	CHECK(vmstack_walk_user(&w) == VMSTACK_MAX_DEPTH);
+	CHECK(fake_mem_faults() == VMSTACK_MAX_VM_FAULTS);
+	CHECK(w.flags == (VMSTACK_SF_USER_TRUNC | VMSTACK_SF_VM_BROKEN));
+	/* Marker, native frame: the first ones for the state, then the budget. */
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 1) && ips[1] == 0x500000);
+	CHECK(ips[VMSTACK_MAX_DEPTH - 2] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 6));
+	CHECK(ips[VMSTACK_MAX_DEPTH - 1] == 0x500000 + VMSTACK_MAX_DEPTH / 2 - 2);
+}
+
+/*
+ * The clock: a walk that reads as much as the read budget allows, each
+ * read taking 100 ns, stops at the deadline instead (checked every
+ * VMSTACK_CLOCK_READS reads), marked as the budget marks it.
+ */
+UNIT_TEST(walk_deadline)
+{
+	struct vmstack_vm_desc d = {
+		.code_start = 0x1000, .code_end = 0x7ffffffff000UL,
+		.state_from = VMSTACK_VM_STATE_NONE, .top_reg = VMSTACK_VM_REG_RBP,
+		.link = VMSTACK_VM_LINK_POINTER, .flags_off = 8, .native_flags = 0xffff,
+		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL,
+		.max_frames = VMSTACK_VM_MAX_FRAMES,
+	};
+	struct vmstack_walk w;
+
+	w = deep_fp_walk(&d, 1);
+	fake_mem_costs(100, 0);
+	w.deadline = 50000;
+	vmstack_walk_user(&w);
+	CHECK(w.flags & VMSTACK_SF_BUDGET);
+	CHECK(fake_mem_reads() >= 500 && fake_mem_reads() <= 500 + VMSTACK_CLOCK_READS);
+	CHECK(vmstack_walk_clock() < w.deadline + VMSTACK_CLOCK_READS * 100);
+	CHECK(w.n > 0 && ips[w.n - 1] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 5));
+	/* A deadline far enough: the read budget ends it, as before. */
+	w = deep_fp_walk(&d, 1);
+	fake_mem_costs(100, 0);
+	w.deadline = 1000000;
+	vmstack_walk_user(&w);
+	CHECK(w.flags & VMSTACK_SF_BUDGET);
+	CHECK(fake_mem_reads() == VMSTACK_MAX_READS);
 }
 
 /*

@@ -36,5 +36,7 @@ struct rcu_head {
 #define VMSTACK_USER_MAX	((1UL << 47) - 4096)
 
 bool vmstack_read_user(void *dst, unsigned long addr, size_t len);
+/* A fake clock in ns: each read advances it (tests/unit/fake_mem.c). */
+u64 vmstack_walk_clock(void);
 
 #endif

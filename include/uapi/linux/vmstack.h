@@ -78,12 +78,18 @@
 #define VMSTACK_MAX_TARGETS	4096	/* processes in one session's set */
 /*
  * Work per sample, whatever the target's memory or descriptors say: user
- * memory reads across the native and VM walks (a walk that runs out is
- * cut, VMSTACK_SF_BUDGET), and the handler's time on each CPU: past
+ * memory reads across the native and VM walks, and the time from the
+ * handler's start to the walk's last read (a walk that runs out of
+ * either is cut, VMSTACK_SF_BUDGET); reads that fault, which cost far
+ * more than reads that succeed: past VMSTACK_MAX_VM_FAULTS the VM parts
+ * of the sample are cut (VMSTACK_SF_VM_BROKEN) and the native walk goes
+ * on; and the handler's time on each CPU: past
  * VMSTACK_HANDLER_MAX_PERCENT of a VMSTACK_THROTTLE_WINDOW_NS window,
  * further samples in that window are dropped and counted (THROTTLED).
  */
 #define VMSTACK_MAX_READS		4096
+#define VMSTACK_MAX_VM_FAULTS		16
+#define VMSTACK_WALK_MAX_NS		500000ULL
 #define VMSTACK_HANDLER_MAX_PERCENT	25
 #define VMSTACK_THROTTLE_WINDOW_NS	100000000ULL
 
@@ -287,7 +293,7 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_FRAMES,		/* frames stored (kernel + user) */
 	VMSTACK_CS_A_VM_ERRORS,		/* VM stacks cut by bad VM data */
 	VMSTACK_CS_A_THROTTLED,		/* dropped: the handler's time budget */
-	VMSTACK_CS_A_BUDGET,		/* user stacks cut by the read budget */
+	VMSTACK_CS_A_BUDGET,		/* user stacks cut by the read or time budget */
 	VMSTACK_CS_A_NOT_DUMPABLE,	/* no user stack: target not dumpable */
 	VMSTACK_CS_A_COMPAT,		/* no user stack: a 32-bit task */
 	VMSTACK_CS_A_OFFLINE_NS,	/* time this CPU was offline */
@@ -740,7 +746,7 @@ static inline __u64 vmstack_vmw_value(__u64 word)
 #define VMSTACK_SF_IN_KERNEL	(1U << 4)	/* sample hit kernel mode */
 #define VMSTACK_SF_VM		(1U << 5)	/* VM frames were merged in */
 #define VMSTACK_SF_VM_BROKEN	(1U << 6)	/* bad VM data cut the VM part */
-#define VMSTACK_SF_BUDGET	(1U << 7)	/* the read budget cut the user stack */
+#define VMSTACK_SF_BUDGET	(1U << 7)	/* the read or time budget cut the user stack */
 #define VMSTACK_SF_NO_USER	(1U << 8)	/* user stack not read (not dumpable, 32-bit) */
 #define VMSTACK_SF_UNDESCRIBED	(1U << 9)	/* 3.5: not in the set: frame pointers only */
 
