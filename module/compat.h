@@ -10,7 +10,8 @@
  * module uses otherwise is older than 5.15 and unchanged up to 6.12:
  * per-op genl policies (5.10), NLA_BINARY length ranges (5.10),
  * NLA_POLICY_FULL_RANGE (5.8; its range pointer became const in 6.7, so
- * ours is not const), copy_from_user_nofault and mmap_read_lock (5.8),
+ * ours is not const), copy_from_user_nmi (exported long before 5.15,
+ * its nmi_uaccess_okay() check since 4.19), mmap_read_lock (5.8),
  * two-argument kvfree_rcu (5.9), multi-instance cpuhp states (4.10).
  */
 #ifndef VMSTACK_COMPAT_H

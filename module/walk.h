@@ -3,7 +3,7 @@
  * The user-stack walk as pure code: native steps (unwind rules, signal
  * frames, frame pointers), VM frames and the merge rule. It reads the
  * target only through vmstack_read_user(), which the environment supplies:
- * in the module a nofault user copy, in the host unit tests a fake address
+ * in the module an NMI-safe user copy, in the host unit tests a fake address
  * space (tests/unit/walk_host.h). The binding is made at build time, not
  * through a function pointer: an indirect call per read would cost a
  * retpoline in the sample handler. Nothing here sleeps, allocates or locks.
@@ -19,10 +19,18 @@
 /* The end of user space (4- or 5-level paging alike). */
 #define VMSTACK_USER_MAX	TASK_SIZE_MAX
 
+/*
+ * copy_from_user_nmi(): pagefaults disabled as in copy_from_user_nofault(),
+ * and on every kernel the check that the CPU's page tables are current's
+ * (nmi_uaccess_okay(): an NMI in the middle of switch_mm() has current =
+ * the old task and CR3 = the next one's, whose memory a read would
+ * return). copy_from_user_nofault() makes that check only since 5.19
+ * (5.15 does not), and nmi_uaccess_okay() is not exported.
+ */
 static __always_inline bool vmstack_read_user(void *dst, unsigned long addr,
 					      size_t len)
 {
-	return !copy_from_user_nofault(dst, (const void __user *)addr, len);
+	return !copy_from_user_nmi(dst, (const void __user *)addr, len);
 }
 
 /* The handler's clock (sample.c's too): NMI-safe, monotonic on one CPU. */
