@@ -234,8 +234,13 @@ int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 	/* Counted from here; unref'd (and freed) with its last placement. */
 	s->uw_bytes += vmstack_uw_bytes(t);
 	t->refs = 1;
-	if (t->key) {
-		/* The newest rows answer for the key; older ones keep their places. */
+	err = vmstack_uw_place_table(s, p, t, c->start, c->end, extack);
+	/*
+	 * Placed, the newest rows answer for the key; older ones keep their
+	 * places. Not placed, they are freed below and the key stays with
+	 * the rows it named.
+	 */
+	if (!err && t->key) {
 		old = vmstack_uw_by_key(s, t->key);
 		if (old) {
 			hash_del(&old->key_node);
@@ -243,7 +248,6 @@ int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 		}
 		hash_add(s->uw_keys, &t->key_node, t->key);
 	}
-	err = vmstack_uw_place_table(s, p, t, c->start, c->end, extack);
 	vmstack_uw_unref(s, t, true);
 	return err;
 }
