@@ -27,6 +27,8 @@ struct vmstack_caller {
 	bool sys_ptrace;
 	/* capable(): the rings' locked memory is not held to RLIMIT_MEMLOCK. */
 	bool ipc_lock;
+	/* The network namespace the request came in from (its cookie). */
+	u64 net_cookie;
 };
 
 /* May @c start a session at all (perf's right to sample)? */

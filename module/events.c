@@ -7,9 +7,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
-#include <linux/fs.h>
 #include <linux/kernel.h>
-#include <linux/minmax.h>
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
@@ -17,7 +15,6 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include "events.h"
 #include "sample.h"
@@ -214,42 +211,6 @@ void vmstack_events_resume(struct vmstack_session *s)
 void vmstack_events_free(struct vmstack_session *s)
 {
 	kfree(s->events);
-}
-
-/*
- * kernel.perf_event_max_sample_rate, which perf_event_open() holds every
- * caller to. Not exported to modules: read as perf's users read it.
- */
-static int vmstack_max_sample_rate(u32 *rate)
-{
-	struct file *f = filp_open("/proc/sys/kernel/perf_event_max_sample_rate",
-				   O_RDONLY, 0);
-	char buf[24] = "";
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0)
-		return -EIO;
-	return kstrtou32(strim(buf), 10, rate);
-}
-
-int vmstack_events_limit_rate(struct vmstack_session *s, struct netlink_ext_ack *extack)
-{
-	u32 max_rate;
-	int err;
-
-	err = vmstack_max_sample_rate(&max_rate);
-	if (err) {
-		NL_SET_ERR_MSG(extack, "cannot read kernel.perf_event_max_sample_rate");
-		return err;
-	}
-	/* Held to the limit every perf user is held to; the reply says. */
-	s->cfg.freq = min(s->cfg.freq, max_rate);
-	return 0;
 }
 
 int __init vmstack_events_init(void)

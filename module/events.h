@@ -13,8 +13,6 @@ struct vmstack_session;
 /* The hotplug state every session is an instance of (module load, unload). */
 int vmstack_events_init(void);
 void vmstack_events_exit(void);
-/* Hold the session's rate to perf's limit for every caller. */
-int vmstack_events_limit_rate(struct vmstack_session *s, struct netlink_ext_ack *extack);
 /* Room for one event per CPU, before any is made. */
 int vmstack_events_alloc(struct vmstack_session *s);
 /* Make the events: the target's, or the online CPUs' (hotplug the others'). */

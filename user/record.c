@@ -965,6 +965,20 @@ static int add_targets(struct recording *r)
 	return 0;
 }
 
+/*
+ * kernel.perf_event_max_sample_rate, 0 if it cannot be read. perf's tool
+ * lowers its rate to it as perf_event_open() refuses a higher one; the
+ * module's events are held to it by perf's throttle, per tick.
+ */
+static unsigned int max_sample_rate(void)
+{
+	char *text = read_file("/proc/sys/kernel/perf_event_max_sample_rate", 32);
+	unsigned long v = text ? strtoul(text, NULL, 10) : 0;
+
+	free(text);
+	return v > UINT_MAX ? 0 : (unsigned int)v;
+}
+
 /* A session on the targets, its rings mapped. 0, or -1 (said why). */
 static int start_session(struct recording *r)
 {
@@ -985,6 +999,7 @@ static int start_session(struct recording *r)
 	};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	char msg[256], path[4096];
+	unsigned int max_rate;
 	int err;
 
 	if (o->cgroup) {
@@ -996,6 +1011,9 @@ static int start_session(struct recording *r)
 			return -1;
 		}
 	}
+	max_rate = max_sample_rate();
+	if (max_rate && req.freq > max_rate)
+		req.freq = max_rate;
 	err = vmstack_nl_session_start(r->nl, &req, &r->sess, msg, sizeof(msg));
 	if (o->cgroup)
 		close(req.cgroup_fd);

@@ -37,7 +37,7 @@ struct vmstack_started {
 	int fd;
 	uint32_t nr_cpus;
 	uint32_t ring_pages;
-	uint32_t freq;		/* granted: at most perf_event_max_sample_rate */
+	uint32_t freq;		/* granted (the rate asked for: perf throttles) */
 	int task_events;	/* asked for (the module knows it) */
 };
 

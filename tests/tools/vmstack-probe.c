@@ -17,8 +17,9 @@
  * "sessions" opens N sessions at once and exits 0 only if all opened.
  * "intrude" names every descriptor of its own table (and beyond) in every
  * session command for SECONDS: each must be refused.
- * "forkcheck" maps a session's rings and forks: the child must not have
- * the mapping, and its exit must not stop the parent's sampling.
+ * "forkcheck" maps a session's rings, asks MADV_DOFORK (refused) and
+ * forks: the child must not have the mapping, and its exit must not stop
+ * the parent's sampling.
  * "hotplug" samples PID while CPU goes offline for a second and comes
  * back: samples on CPU must resume and the gap be counted.
  * "hostile" registers a descriptor built to make the handler work as hard
@@ -621,7 +622,7 @@ static int forkcheck(int pid)
 	struct vmstack_started s;
 	struct vmstack_nl *nl;
 	uint64_t before, after;
-	int status, bad = 0;
+	int status, bad = 0, dofork;
 	unsigned long read = 0;
 	unsigned int i;
 	char msg[256];
@@ -632,6 +633,10 @@ static int forkcheck(int pid)
 	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
 	    open_mapped(nl, &req, &s, &area, &size, v))
 		return 2;
+	/* MADV_DOFORK must not make the mapping inheritable after all. */
+	dofork = !madvise(area, size, MADV_DOFORK);
+	if (dofork)
+		printf("forkcheck: MADV_DOFORK accepted on the rings\n");
 	child = fork();
 	if (!child) {
 		char line[512];
@@ -654,7 +659,7 @@ static int forkcheck(int pid)
 	after = written_now(nl, s.fd);
 	printf("forkcheck: child without the mapping: %s; samples written in the 0.5 s after its exit: %llu\n",
 	       bad ? "no" : "yes", (unsigned long long)(after - before));
-	bad |= after == before;
+	bad |= after == before || dofork;
 	/* Closing the descriptor stops sampling; the mapped rings stay readable. */
 	close(s.fd);
 	read = 0;

@@ -147,7 +147,9 @@
  *            the set is walked as with ALL, and TARGET_ADD may describe
  *            it)
  *   reply:   SESSION_ID, SESSION_FD, NR_CPUS, RING_PAGES, FREQ (the rate
- *            granted: at most kernel.perf_event_max_sample_rate)
+ *            asked for: perf's throttle holds every event to
+ *            kernel.perf_event_max_sample_rate, per tick; the module does
+ *            not read the sysctl, and earlier ones answered it when lower)
  *   The session lives as long as its file does: SESSION_FD and the rings
  *   mapped from it (a mapping is not inherited by fork). Closing the fd
  *   stops sampling at once; the rings stay readable until unmapped; the
