@@ -12,6 +12,7 @@
  *   target.c          the target set, VM_ADD's descriptors
  *   unwind_table.c    UNWIND_ADD's rules, per process, shared per file
  *   access.c          who may start a session, whose memory it may read
+ *   account.c         each user's kernel memory, capped
  *   events.c          perf events, CPU hotplug
  *   sample.c          the overflow handler: the one that writes records
  *   unwind_kernel.c   the kernel stack (ORC)
@@ -22,6 +23,7 @@
  * netlink.c -> session.c -> target.c -> access.c, unwind_table.c
  *                        -> events.c -> sample.c -> ring.c, unwind_kernel.c,
  *                                                   walk.h's files
+ * (session.c, target.c and unwind_table.c charge account.c)
  * (and netlink.c reaches events.c, target.c and unwind_table.c directly).
  * Each subsystem's header says what it offers; session.h holds the
  * session as all of them see it.

@@ -25,6 +25,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "access.h"
+#include "account.h"
 #include "events.h"
 #include "ring.h"
 #include "session.h"
@@ -80,7 +81,33 @@ static void vmstack_session_free(struct vmstack_session *s)
 	free_percpu(s->pcpu);
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
+	if (s->account) {
+		vmstack_account_uncharge(s->account, s->account_base);
+		vmstack_account_put(s->account);
+	}
 	kfree(s);
+}
+
+/*
+ * The owner's account, charged for what every session holds whatever it
+ * samples: itself, a vmstack_cpu per possible CPU (alloc_percpu() makes
+ * one for each), the rings' page table and the events' array.
+ */
+static int vmstack_session_account(struct vmstack_session *s,
+				   struct netlink_ext_ack *extack)
+{
+	u64 base = sizeof(*s) + (u64)num_possible_cpus() * sizeof(struct vmstack_cpu) +
+		   s->nr_pages * sizeof(struct page *) +
+		   s->nr_rings * sizeof(struct perf_event *);
+	int err;
+
+	s->account = vmstack_account_get(s->owner);
+	if (!s->account)
+		return -ENOMEM;
+	err = vmstack_account_charge(s->account, base, extack);
+	if (!err)
+		s->account_base = base;
+	return err;
 }
 
 static int vmstack_file_release(struct inode *inode, struct file *file)
@@ -181,10 +208,13 @@ int vmstack_session_start(const struct vmstack_caller *c,
 	s->net_cookie = c->net_cookie;
 	s->owner_files = current->files;
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	vmstack_rings_size(s);
+	err = vmstack_session_account(s, extack);
+	if (err)
+		goto err_free;
 	err = vmstack_targets_init(s, c, extack);
 	if (err)
 		goto err_free;
-	vmstack_rings_size(s);
 	err = vmstack_rings_charge(s, c, extack);
 	if (err)
 		goto err_free;

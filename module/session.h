@@ -27,6 +27,7 @@ struct perf_event;
 struct pid;
 struct pid_namespace;
 struct user_struct;
+struct vmstack_account;
 struct vmstack_caller;
 
 struct vmstack_cpu_stats {
@@ -106,6 +107,8 @@ struct vmstack_session {
 	struct vmstack_session_cfg cfg;
 	struct pid_namespace *pid_ns;	/* for the numbers in records */
 	kuid_t owner;			/* for the per-user session limit */
+	struct vmstack_account *account;	/* the owner's memory (account.h) */
+	u64 account_base;		/* charged for the session itself */
 	u64 net_cookie;			/* started from there (GET_STATUS) */
 	fl_owner_t owner_files;		/* the starter's file table (flush) */
 	struct user_struct *user;	/* charged for the rings' locked memory */

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "access.h"
+#include "account.h"
 #include "compat.h"
 #include "extack.h"
 #include "target.h"
@@ -57,6 +58,7 @@ static void vmstack_target_free(struct vmstack_session *s, struct vmstack_proc *
 		s->first = NULL;
 	vmstack_uw_free(s, p, now);
 	put_pid(p->tgid);
+	vmstack_account_uncharge(s->account, sizeof(*p));
 	if (now)
 		kfree(p);
 	else
@@ -89,6 +91,9 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 		NL_SET_ERR_MSG(extack, "too many targets in this session (VMSTACK_MAX_TARGETS)");
 		err = -ENOSPC;
 	} else {
+		err = vmstack_account_charge(s->account, sizeof(*p), extack);
+	}
+	if (!err) {
 		if (old)
 			vmstack_target_free(s, old, false);
 		hash_add_rcu(s->procs, &p->node, (unsigned long)p->tgid);
@@ -96,7 +101,6 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 		if (!s->first)
 			s->first = p;
 		p = NULL;
-		err = 0;
 	}
 	mutex_unlock(&s->lock);
 	if (p) {

@@ -15,7 +15,9 @@
  * when a new one overlaps it or the process no longer maps its range (a
  * dlclose); a table whose last placement left is freed after a grace
  * period, when no handler can still hold it, and its bytes count no more.
- * Bytes and placements are capped per session, over all its processes.
+ * Bytes and placements are capped per session, over all its processes,
+ * and bytes per user too (account.h); a table's count from its first
+ * chunk, when its memory is taken.
  */
 #include <linux/hashtable.h>
 #include <linux/mm.h>
@@ -23,6 +25,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include "account.h"
 #include "extack.h"
 #include "session.h"
 #include "unwind_table.h"
@@ -40,15 +43,35 @@ static bool vmstack_uw_mapped(struct mm_struct *mm, const struct vmstack_uw_plac
 	return vma && vma->vm_start <= m->start && (vma->vm_flags & VM_EXEC);
 }
 
-/* A placement of @t left: the table goes with its last (@now: no handler). */
-static void vmstack_uw_unref(struct vmstack_session *s, struct vmstack_uw_table *t,
-			     bool now)
+/*
+ * A table's bytes count from its first chunk, whole, against the
+ * session's cap and its user's (account.h): a table being uploaded holds
+ * its memory already.
+ */
+static int vmstack_uw_charge(struct vmstack_session *s, size_t bytes,
+			     struct netlink_ext_ack *extack)
 {
-	if (--t->refs)
-		return;
-	if (t->key)
-		hash_del(&t->key_node);
-	s->uw_bytes -= vmstack_uw_bytes(t);
+	int err;
+
+	if (s->uw_bytes + bytes > VMSTACK_UW_MAX_BYTES) {
+		NL_SET_ERR_MSG(extack,
+			       "unwind tables over the session's memory limit (VMSTACK_UW_MAX_BYTES)");
+		return -ENOSPC;
+	}
+	err = vmstack_account_charge(s->account, bytes, extack);
+	if (!err)
+		s->uw_bytes += bytes;
+	return err;
+}
+
+/* Free @t and count its bytes no more (@now: no handler can hold it). */
+static void vmstack_uw_release(struct vmstack_session *s, struct vmstack_uw_table *t,
+			       bool now)
+{
+	size_t bytes = vmstack_uw_bytes(t);
+
+	s->uw_bytes -= bytes;
+	vmstack_account_uncharge(s->account, bytes);
 	/*
 	 * kvfree_rcu(), not call_rcu(): no callback of ours may outlive
 	 * rmmod; a handler that still sees an old set may use the table
@@ -58,6 +81,25 @@ static void vmstack_uw_unref(struct vmstack_session *s, struct vmstack_uw_table 
 		kvfree(t);
 	else
 		kvfree_rcu(t, rcu);
+}
+
+/* A placement of @t left: the table goes with its last (@now: no handler). */
+static void vmstack_uw_unref(struct vmstack_session *s, struct vmstack_uw_table *t,
+			     bool now)
+{
+	if (--t->refs)
+		return;
+	if (t->key)
+		hash_del(&t->key_node);
+	vmstack_uw_release(s, t, now);
+}
+
+/* @p's table being uploaded, if any, goes: it was never published. */
+static void vmstack_uw_drop_pending(struct vmstack_session *s, struct vmstack_proc *p)
+{
+	if (p->uw_pending)
+		vmstack_uw_release(s, p->uw_pending, true);
+	p->uw_pending = NULL;
 }
 
 /*
@@ -195,18 +237,20 @@ int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 			NL_SET_ERR_MSG(extack, "bad unwind table mapping or size");
 			return -EINVAL;
 		}
+		/* A new first chunk replaces the table being uploaded. */
+		vmstack_uw_drop_pending(s, p);
 		bytes = struct_size(t, rows, c->total);
-		if (s->uw_bytes + bytes > VMSTACK_UW_MAX_BYTES) {
-			NL_SET_ERR_MSG(extack,
-				       "unwind tables over the session's memory limit (VMSTACK_UW_MAX_BYTES)");
-			return -ENOSPC;
-		}
-		kvfree(t);
+		err = vmstack_uw_charge(s, bytes, extack);
+		if (err)
+			return err;
 		t = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
-		p->uw_pending = t;
-		if (!t)
+		if (!t) {
+			s->uw_bytes -= bytes;
+			vmstack_account_uncharge(s->account, bytes);
 			return -ENOMEM;
+		}
 		memset(t, 0, sizeof(*t));
+		p->uw_pending = t;
 		t->key = c->key;
 		t->span = c->end - c->start;
 		t->nrows = c->total;
@@ -224,15 +268,14 @@ int vmstack_uw_add(struct vmstack_session *s, struct vmstack_proc *p,
 	if (p->uw_pending_next < t->nrows)
 		return 0;
 
-	p->uw_pending = NULL;
 	why = vmstack_uw_rows_check(t);
 	if (why) {
 		vmstack_set_err(extack, why);
-		kvfree(t);
+		vmstack_uw_drop_pending(s, p);
 		return -EINVAL;
 	}
-	/* Counted from here; unref'd (and freed) with its last placement. */
-	s->uw_bytes += vmstack_uw_bytes(t);
+	/* Counted since its first chunk; unref'd (and freed) with its last placement. */
+	p->uw_pending = NULL;
 	t->refs = 1;
 	err = vmstack_uw_place_table(s, p, t, c->start, c->end, extack);
 	/*
@@ -267,7 +310,5 @@ void vmstack_uw_free(struct vmstack_session *s, struct vmstack_proc *p, bool now
 			kvfree_rcu(set, rcu);
 	}
 	RCU_INIT_POINTER(p->uw_set, NULL);
-	/* Never published: no handler saw it. */
-	kvfree(p->uw_pending);
-	p->uw_pending = NULL;
+	vmstack_uw_drop_pending(s, p);
 }

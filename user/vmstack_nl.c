@@ -521,6 +521,35 @@ int vmstack_nl_unwind_place(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_
 	return vmstack_transact(nl, msg, &req);
 }
 
+int vmstack_nl_unwind_chunk(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
+			    uint64_t start, uint64_t end, size_t total, size_t first,
+			    const struct vmstack_uw_row *rows, size_t n, uint64_t *bytes,
+			    char *err_msg, size_t len)
+{
+	struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
+				   .parse = parse_uw_bytes, .arg = bytes };
+	struct nl_msg *msg = vmstack_msg_size(nl, VMSTACK_CMD_UNWIND_ADD,
+					      n * sizeof(*rows) + 512);
+
+	if (!msg) {
+		set_msg(err_msg, len, "%s", "out of memory");
+		return -ENOMEM;
+	}
+	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
+	    (pid && nla_put_u32(msg, VMSTACK_A_PID, pid)) ||
+	    nla_put_u64(msg, VMSTACK_A_UW_START, start) ||
+	    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
+	    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)total) ||
+	    nla_put_u32(msg, VMSTACK_A_UW_FIRST, (uint32_t)first) ||
+	    (key && nl->module_minor >= 5 && nla_put_u64(msg, VMSTACK_A_UW_KEY, key)) ||
+	    nla_put(msg, VMSTACK_A_UW_ROWS, (int)(n * sizeof(*rows)), rows)) {
+		nlmsg_free(msg);
+		set_msg(err_msg, len, "%s", "unwind rows do not fit a message");
+		return -EMSGSIZE;
+	}
+	return vmstack_transact(nl, msg, &req);
+}
+
 int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
 			  uint64_t start,
 			  uint64_t end, const struct vmstack_uw_row *rows,
@@ -530,32 +559,10 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t 
 	int err = 0;
 
 	for (first = 0; first < n && !err; first += chunk) {
-		struct vmstack_req req = { .err_msg = err_msg, .err_len = len,
-					   .parse = parse_uw_bytes, .arg = bytes };
-		struct nl_msg *msg;
-
 		chunk = n - first < VMSTACK_UW_CHUNK_ROWS ? n - first :
 			VMSTACK_UW_CHUNK_ROWS;
-		msg = vmstack_msg_size(nl, VMSTACK_CMD_UNWIND_ADD,
-				       chunk * sizeof(*rows) + 512);
-		if (!msg) {
-			set_msg(err_msg, len, "%s", "out of memory");
-			return -ENOMEM;
-		}
-		if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
-		    (pid && nla_put_u32(msg, VMSTACK_A_PID, pid)) ||
-		    nla_put_u64(msg, VMSTACK_A_UW_START, start) ||
-		    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
-		    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)n) ||
-		    nla_put_u32(msg, VMSTACK_A_UW_FIRST, (uint32_t)first) ||
-		    (key && nl->module_minor >= 5 && nla_put_u64(msg, VMSTACK_A_UW_KEY, key)) ||
-		    nla_put(msg, VMSTACK_A_UW_ROWS, (int)(chunk * sizeof(*rows)),
-			    rows + first)) {
-			nlmsg_free(msg);
-			set_msg(err_msg, len, "%s", "unwind rows do not fit a message");
-			return -EMSGSIZE;
-		}
-		err = vmstack_transact(nl, msg, &req);
+		err = vmstack_nl_unwind_chunk(nl, fd, pid, key, start, end, n, first,
+					      rows + first, chunk, bytes, err_msg, len);
 	}
 	return err;
 }

@@ -99,6 +99,14 @@ int vmstack_nl_unwind_place(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_
 			    char *err_msg, size_t len);
 
 /*
+ * One chunk of a table of @total rows: rows @first... (@n of them, at most
+ * VMSTACK_UW_CHUNK_ROWS), as vmstack_nl_unwind_add() sends them.
+ */
+int vmstack_nl_unwind_chunk(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t key,
+			    uint64_t start, uint64_t end, size_t total, size_t first,
+			    const struct vmstack_uw_row *rows, size_t n, uint64_t *bytes,
+			    char *err_msg, size_t len);
+/*
  * Unwind rows for target @pid's mapping [start, end) (@pid 0: the first
  * target), sent in chunks, known under @key as well (0: none; only to a
  * module of ABI 3.5 or later); sets *bytes to the memory the session's

@@ -1,8 +1,9 @@
 # Every resource capped, with a clear error at the cap: sessions per user,
-# ring memory against RLIMIT_MEMLOCK (as perf's buffers), and a session's
-# unwind rules: a target that dlopens and dlcloses hundreds of libraries
-# keeps its rules' memory bounded (tables of libraries it unmapped are
-# freed) and its newest libraries unwinding.
+# their other kernel memory per user, ring memory against RLIMIT_MEMLOCK
+# (as perf's buffers), and a session's unwind rules: a target that
+# dlopens and dlcloses hundreds of libraries keeps its rules' memory
+# bounded (tables of libraries it unmapped are freed) and its newest
+# libraries unwinding.
 . tests/guest/lib.sh
 build/workloads/calltree $((30 * scale)) &
 pid=$!
@@ -12,8 +13,14 @@ rc=$?
 echo "$out"
 [ $rc = 1 ] || fail "65 sessions of one user opened"
 echo "$out" | grep -q "too many vmstack sessions open by this user" || fail "unclear session limit"
-kill $pid
-wait $pid 2>/dev/null
+# Kernel memory besides the rings: a table being uploaded counts whole
+# from its first chunk, against the session's cap and the user's
+# (VMSTACK_MAX_USER_BYTES over all its sessions).
+build/workloads/calltree $((30 * scale)) &
+other=$!
+vmstack-probe memcap $pid $other || fail "unwind memory not counted from the first chunk, or not capped per user"
+kill $pid $other
+wait $pid $other 2>/dev/null
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 perfmon=("${nobody[@]}" --inh-caps=-all,+perfmon --ambient-caps=+perfmon)
 # A target that outlives both recordings (killed below, or at exit): under

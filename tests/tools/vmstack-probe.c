@@ -12,6 +12,7 @@
  *   vmstack-probe hotplug PID CPU
  *   vmstack-probe hostile PID SECONDS
  *   vmstack-probe targets PID OTHER SECONDS
+ *   vmstack-probe memcap PID OTHER
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  * "sessions" opens N sessions at once and exits 0 only if all opened.
@@ -30,6 +31,11 @@
  * and a VM, and leaves it again, round after round: the handler meets a
  * process being added and freed. Every step must be answered as the ABI
  * says and OTHER must have been sampled.
+ * "memcap" starts tables of the most rows a mapping may have (their
+ * memory is taken at the first chunk) without sending the rest: for PID
+ * and OTHER in one session (the second is over the session's cap), then
+ * one per session until the user's cap refuses one; after closing them
+ * all, a new one fits again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -930,6 +936,76 @@ static int targets(int pid, int other, double secs)
 	return bad || !seen.n;
 }
 
+/*
+ * The first chunk of a table of VMSTACK_UW_MAX_ROWS rows for @pid's
+ * mapping: 0, or the error and its message in @msg.
+ */
+static int big_first_chunk(struct vmstack_nl *nl, int fd, uint32_t pid, char *msg,
+			   size_t len)
+{
+	static struct vmstack_uw_row rows[VMSTACK_UW_CHUNK_ROWS];
+	uint64_t bytes;
+	unsigned int i;
+
+	for (i = 0; i < VMSTACK_UW_CHUNK_ROWS; i++)
+		rows[i] = (struct vmstack_uw_row){ .start = i, .cfa = VMSTACK_UW_CFA_RSP,
+						    .cfa_off = 8 };
+	return vmstack_nl_unwind_chunk(nl, fd, pid, 0, 0x400000, 0x400000 + (1ULL << 31),
+				       VMSTACK_UW_MAX_ROWS, 0, rows, VMSTACK_UW_CHUNK_ROWS,
+				       &bytes, msg, len);
+}
+
+static int memcap(int pid, int other)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 99,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = 64, .ring_pages = 4, .paused = 1 };
+	struct vmstack_started s[VMSTACK_MAX_USER_SESSIONS];
+	int n = 0, bad = 0, err, i, user_refused = 0;
+	struct vmstack_nl *nl;
+	char msg[256];
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    vmstack_nl_session_start(nl, &req, &s[n++], msg, sizeof(msg)) ||
+	    vmstack_nl_target_add(nl, s[0].fd, (uint32_t)other, msg, sizeof(msg))) {
+		fprintf(stderr, "memcap: %s\n", msg);
+		return 2;
+	}
+	err = big_first_chunk(nl, s[0].fd, 0, msg, sizeof(msg));
+	printf("memcap: a table being uploaded: %s\n", err ? msg : "taken");
+	bad |= err != 0;
+	err = big_first_chunk(nl, s[0].fd, (uint32_t)other, msg, sizeof(msg));
+	printf("memcap: another in the same session: %s\n", err ? msg : "taken");
+	bad |= err != -ENOSPC || !strstr(msg, "VMSTACK_UW_MAX_BYTES");
+	/* One per session, until the user's cap. */
+	while (n < VMSTACK_MAX_USER_SESSIONS && !user_refused) {
+		if (vmstack_nl_session_start(nl, &req, &s[n], msg, sizeof(msg))) {
+			printf("memcap: session %d refused: %s\n", n + 1, msg);
+			user_refused = strstr(msg, "VMSTACK_MAX_USER_BYTES") != NULL;
+			break;
+		}
+		err = big_first_chunk(nl, s[n++].fd, 0, msg, sizeof(msg));
+		if (err) {
+			printf("memcap: session %d's table refused: %s\n", n, msg);
+			user_refused = err == -ENOSPC && strstr(msg, "VMSTACK_MAX_USER_BYTES");
+		}
+	}
+	printf("memcap: %d sessions, the user's cap %s\n", n,
+	       user_refused ? "refused the last" : "never refused");
+	bad |= !user_refused;
+	for (i = 0; i < n; i++)
+		close(s[i].fd);
+	/* Closed, their memory is the user's again. */
+	if (vmstack_nl_session_start(nl, &req, &s[0], msg, sizeof(msg)) ||
+	    big_first_chunk(nl, s[0].fd, 0, msg, sizeof(msg))) {
+		printf("memcap: after closing them all: %s\n", msg);
+		bad = 1;
+	}
+	close(s[0].fd);
+	vmstack_nl_close(nl);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "hold"))
@@ -952,6 +1028,8 @@ int main(int argc, char **argv)
 		return hotplug(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "targets"))
 		return targets(atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "memcap"))
+		return memcap(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "hostile"))
 		return hostile(atoi(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of vmstack-probe.c\n");

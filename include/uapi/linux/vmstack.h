@@ -77,6 +77,12 @@
 #define VMSTACK_MAX_USER_SESSIONS 64	/* open at once, per user */
 #define VMSTACK_MAX_TARGETS	4096	/* processes in one session's set */
 /*
+ * Kernel memory a user's sessions hold besides their rings (which count
+ * as locked memory): per-CPU state, targets, unwind rules, uploaded or
+ * being uploaded, over all of the user's sessions.
+ */
+#define VMSTACK_MAX_USER_BYTES	(256ULL << 20)
+/*
  * Work per sample, whatever the target's memory or descriptors say: user
  * memory reads across the native and VM walks, and the time from the
  * handler's start to the walk's last read (a walk that runs out of
@@ -181,7 +187,8 @@
  *   rules and VMs (UNWIND_ADD, VM_ADD with its PID). A target that exited
  *   keeps its place until TARGET_DEL; a new process of the same number
  *   takes it over (EEXIST for the same process). At most
- *   VMSTACK_MAX_TARGETS (ENOSPC).
+ *   VMSTACK_MAX_TARGETS (ENOSPC), and VMSTACK_MAX_USER_BYTES over the
+ *   caller's user's sessions (ENOSPC).
  *
  * VMSTACK_CMD_TARGET_DEL (3.4)
  *   request: SESSION_FD, PID (the number it was added with)
@@ -212,7 +219,8 @@
  *   stacks with these rules where they exist, frame pointers elsewhere.
  *   Tables of mappings the target no longer has are freed then too. At
  *   most VMSTACK_UW_MAX_BYTES of rules and VMSTACK_UW_MAX_MAPS mappings
- *   per session (ENOSPC beyond).
+ *   per session (ENOSPC beyond); a table counts whole from its first
+ *   chunk (UW_TOTAL rows), and against VMSTACK_MAX_USER_BYTES too.
  *   UW_KEY (3.5, non-zero): the rows are known under this key too, the
  *   tool's name for them (a file mapped at one offset and length). A
  *   request with UW_KEY and without UW_TOTAL, UW_FIRST and UW_ROWS places
@@ -221,7 +229,8 @@
  *   uploaded for a mapping of another length): rows shared by processes
  *   count once against VMSTACK_UW_MAX_BYTES, and are freed when the last
  *   placement goes. The newest upload under a key is the one placed.
- *   reply:   UW_BYTES (memory the session's rules now take)
+ *   reply:   UW_BYTES (memory the session's rules now take, tables being
+ *            uploaded included)
  */
 enum vmstack_cmd {
 	VMSTACK_CMD_UNSPEC,
