@@ -79,8 +79,19 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 		kfree(p);
 		return err;
 	}
-	/* The number the tools know it by, as records give it. */
+	/*
+	 * The number the tools know it by, as records give it. A holder in
+	 * another PID namespace than the session's (the descriptor was
+	 * passed) may name a process that has none there: 0, which is no
+	 * process's number, and which every such process would share.
+	 */
 	p->nr = pid_nr_ns(p->tgid, s->pid_ns);
+	if (!p->nr) {
+		NL_SET_ERR_MSG(extack, "the process has no number in the session's PID namespace");
+		put_pid(p->tgid);
+		kfree(p);
+		return -ESRCH;
+	}
 	mutex_lock(&s->lock);
 	/* A number seen again is a new process: the old one exited. */
 	old = vmstack_target_by_nr(s, p->nr);

@@ -97,4 +97,9 @@ vmstack-record -p 1,x -o /dev/null 2>/tmp/u.err
 [ $? -eq 2 ] && grep -q "bad PID list" /tmp/u.err || fail "-p 1,x was not a usage error"
 vmstack-record -p 1,2 --raw /tmp/x.raw -o /dev/null 2>/tmp/u.err
 [ $? -eq 2 ] && grep -q "raw keeps one process" /tmp/u.err || fail "--raw with two PIDs was not refused"
+
+# A session started in a child PID namespace, its descriptor passed out:
+# processes without a number there are refused (each was added as 0, and
+# the second evicted the first as "the same number, a new process").
+vmstack-probe pidns 1 || fail "a process with no number in the session's PID namespace was taken"
 true

@@ -13,6 +13,7 @@
  *   vmstack-probe hostile PID SECONDS
  *   vmstack-probe targets PID OTHER SECONDS
  *   vmstack-probe memcap PID OTHER
+ *   vmstack-probe pidns OTHER
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  * "sessions" opens N sessions at once and exits 0 only if all opened.
@@ -36,8 +37,12 @@
  * and OTHER in one session (the second is over the session's cap), then
  * one per session until the user's cap refuses one; after closing them
  * all, a new one fits again.
+ * "pidns" starts a session in a new PID namespace (its pid 1), has the
+ * descriptor passed back out, and adds OTHER and itself, which have no
+ * number in the session's namespace: both must be refused.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1006,6 +1011,103 @@ static int memcap(int pid, int other)
 	return bad;
 }
 
+/* Send descriptor @fd over unix socket @sock. */
+static int send_fd(int sock, int fd)
+{
+	char data = 0, ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &data, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+/* A descriptor received over unix socket @sock, or -1. */
+static int recv_fd(int sock)
+{
+	char data, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			    .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* pid 1 of a new PID namespace: a session on itself, its descriptor sent out. */
+static void pidns_holder(int sock)
+{
+	struct vmstack_start_req req = { .pid = (uint32_t)getpid(), .freq = 99,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = 64, .ring_pages = 4, .paused = 1 };
+	struct vmstack_started s;
+	struct vmstack_nl *nl;
+	char msg[256], c;
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    vmstack_nl_session_start(nl, &req, &s, msg, sizeof(msg))) {
+		fprintf(stderr, "pidns: %s\n", msg);
+		_exit(2);
+	}
+	if (send_fd(sock, s.fd))
+		_exit(2);
+	/* Until the other end is done. */
+	while (read(sock, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+static int pidns(int other)
+{
+	uint32_t nrs[2] = { (uint32_t)other, (uint32_t)getpid() };
+	struct vmstack_nl *nl;
+	int sv[2], fd, bad = 0, err, status;
+	unsigned int i;
+	char msg[256];
+	pid_t child;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return 2;
+	child = fork();
+	if (!child) {
+		close(sv[0]);
+		if (unshare(CLONE_NEWPID))
+			_exit(2);
+		child = fork();
+		if (!child)
+			pidns_holder(sv[1]);
+		_exit(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 2);
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0]);
+	if (fd < 0 || vmstack_nl_connect(&nl, msg, sizeof(msg)))
+		return 2;
+	for (i = 0; i < 2; i++) {
+		err = vmstack_nl_target_add(nl, fd, nrs[i], msg, sizeof(msg));
+		printf("pidns: TARGET_ADD %u, which has no number in the session's namespace: %s\n",
+		       nrs[i], err ? msg : "taken");
+		bad |= err != -ESRCH;
+	}
+	close(fd);
+	close(sv[0]);
+	vmstack_nl_close(nl);
+	waitpid(child, &status, 0);
+	return bad || !WIFEXITED(status) || WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "hold"))
@@ -1028,6 +1130,8 @@ int main(int argc, char **argv)
 		return hotplug(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "targets"))
 		return targets(atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "pidns"))
+		return pidns(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "memcap"))
 		return memcap(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "hostile"))

@@ -775,7 +775,7 @@ struct vmstack_rec_hdr {
 struct vmstack_rec_sample {
 	struct vmstack_rec_hdr hdr;
 	__u64 time_ns;		/* CLOCK_MONOTONIC */
-	__u32 pid;		/* in the PID namespace of the session's creator */
+	__u32 pid;		/* in its creator's PID namespace; 0 outside, as perf */
 	__u32 tid;
 	__u32 cpu;
 	__u16 nr_kernel;
