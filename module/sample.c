@@ -14,7 +14,6 @@
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
@@ -84,18 +83,23 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 
 /*
  * May the user stack of @task be read? Not in a 32-bit task (its frames
- * are not what the rules describe), and not once a target the session
- * watches stopped being dumpable (a setuid exec: perf detaches its task
- * events then).
+ * are not what the rules describe), and not once the caller's right to
+ * read the process is gone (access.h: a setuid exec, perf detaches its
+ * task events then; credentials no longer the caller's). A target stays
+ * unread from then until it is added again; a process outside the set
+ * (@s->undescribed stands for all of them) is judged at each sample.
  */
-static bool vmstack_user_readable(struct vmstack_proc *p, struct task_struct *task,
-				  struct pt_regs *uregs, struct vmstack_cpu *pc)
+static bool vmstack_user_readable(struct vmstack_session *s, struct vmstack_proc *p,
+				  struct task_struct *task, struct pt_regs *uregs,
+				  struct vmstack_cpu *pc)
 {
 	if (!user_64bit_mode(uregs)) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_COMPAT, 1);
 		return false;
 	}
-	if (p->watch_dumpable && get_dumpable(task->mm) != SUID_DUMP_USER) {
+	if (READ_ONCE(p->revoked) || !vmstack_consent_holds(&p->consent, task)) {
+		if (p != &s->undescribed)
+			WRITE_ONCE(p->revoked, true);
 		vmstack_count(&pc->stats, VMSTACK_CS_A_NOT_DUMPABLE, 1);
 		return false;
 	}
@@ -124,7 +128,7 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_proc *p,
 	}
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs) &&
 	    task->mm) {
-		if (vmstack_user_readable(p, task, uregs, pc))
+		if (vmstack_user_readable(s, p, task, uregs, pc))
 			nu = vmstack_capture_user(s, p, pc, uregs, t0, pc->ips + nk, &flags);
 		else
 			flags |= VMSTACK_SF_NO_USER;

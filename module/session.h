@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <asm/local64.h>
 #include <linux/vmstack.h>
+#include "access.h"
 #include "ring.h"
 #include "walk.h"
 
@@ -82,11 +83,13 @@ struct vmstack_proc {
 	struct pid *tgid;		/* the process, not its number */
 	u32 nr;				/* its number in the session's namespace */
 	/*
-	 * The handler reads no user memory of the target while it is not
-	 * dumpable: always for a caller that needed the target's consent
-	 * (same user), else once it stops being dumpable (a setuid exec).
+	 * What the handler checks before reading its memory (access.h); once
+	 * that fails, none is read (revoked) until the process is added
+	 * again: a setuid program that makes itself dumpable again, or
+	 * drops back to the caller's ids, keeps what it read as root.
 	 */
-	bool watch_dumpable;
+	struct vmstack_consent consent;
+	bool revoked;
 	/* User unwind rules (unwind_table.c). */
 	struct vmstack_uw_set __rcu *uw_set;
 	struct vmstack_uw_table *uw_pending;	/* being uploaded */

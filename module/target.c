@@ -58,6 +58,7 @@ static void vmstack_target_free(struct vmstack_session *s, struct vmstack_proc *
 		s->first = NULL;
 	vmstack_uw_free(s, p, now);
 	put_pid(p->tgid);
+	vmstack_consent_release(&p->consent);
 	vmstack_account_uncharge(s->account, sizeof(*p));
 	if (now)
 		kfree(p);
@@ -74,7 +75,7 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
-	p->tgid = vmstack_find_target(c, nr, extack, &err, &p->watch_dumpable);
+	p->tgid = vmstack_find_target(c, nr, extack, &err, &p->consent);
 	if (!p->tgid) {
 		kfree(p);
 		return err;
@@ -89,13 +90,18 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 	if (!p->nr) {
 		NL_SET_ERR_MSG(extack, "the process has no number in the session's PID namespace");
 		put_pid(p->tgid);
+		vmstack_consent_release(&p->consent);
 		kfree(p);
 		return -ESRCH;
 	}
 	mutex_lock(&s->lock);
-	/* A number seen again is a new process: the old one exited. */
+	/*
+	 * A number seen again is a new process: the old one exited. The
+	 * same process again replaces its entry only once the handler
+	 * stopped reading it (revoked): it is judged anew, as now.
+	 */
 	old = vmstack_target_by_nr(s, p->nr);
-	if (old && old->tgid == p->tgid) {
+	if (old && old->tgid == p->tgid && !READ_ONCE(old->revoked)) {
 		NL_SET_ERR_MSG(extack, "the process is already a target");
 		err = -EEXIST;
 	} else if (!old && s->nr_procs >= VMSTACK_MAX_TARGETS) {
@@ -116,6 +122,7 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 	mutex_unlock(&s->lock);
 	if (p) {
 		put_pid(p->tgid);
+		vmstack_consent_release(&p->consent);
 		kfree(p);
 	}
 	return err;
@@ -140,7 +147,7 @@ int vmstack_targets_init(struct vmstack_session *s, const struct vmstack_caller 
 			return err;
 	}
 	/* A child runs with its parent's credentials unless it runs setuid. */
-	s->undescribed.watch_dumpable = !vmstack_may_read_any(c);
+	s->undescribed.consent.watch_dumpable = !vmstack_may_read_any(c);
 	if (!s->cfg.cgroup)
 		return 0;
 	cgrp = vmstack_cgroup_get(s->cfg.cgroup_fd);

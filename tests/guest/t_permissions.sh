@@ -1,7 +1,8 @@
 # Who may profile what (Documentation/reliability.md, "Threat model"):
 # without CAP_PERFMON or CAP_SYS_ADMIN in the initial user namespace,
 # nothing; with CAP_PERFMON alone, only a dumpable process of one's own
-# user, as perf_event_open() allows. Status needs no privilege.
+# user with no capability the caller lacks, as perf_event_open() allows.
+# Status needs no privilege.
 . tests/guest/lib.sh
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 # nobody holding CAP_PERFMON and nothing else.
@@ -40,5 +41,15 @@ refused "CAP_PERFMON, another user's process" "may not read the target's memory"
 n=$(awk '{s += $NF} END {print s+0}' /tmp/own.folded)
 note "CAP_PERFMON, own process: $n samples"
 [ "$n" -gt 100 ] || fail "CAP_PERFMON, own process: too few samples"
+# A process of one's own user that holds a capability the caller lacks
+# (an ambient CAP_NET_RAW): not the caller's to read, as ptrace's
+# commoncap rule says (the target's capabilities within the caller's).
+"${nobody[@]}" --inh-caps=-all,+net_raw --ambient-caps=+net_raw build/workloads/calltree $((120 * scale)) &
+capped=$!
+trap 'kill $root_pid $own_pid $capped 2>/dev/null' EXIT
+wait_until 30 grep -qx calltree /proc/$capped/comm || fail "the capable target did not start"
+grep -E '^Cap(Prm|Amb)' /proc/$capped/status
+refused "CAP_PERFMON, own process with a capability the caller lacks" "may not read the target's memory" \
+	"${perfmon[@]}" vmstack-record -q -p $capped -d 1 -o /dev/null
 "${nobody[@]}" vmstack status >/dev/null || fail "status refused to an unprivileged user"
 true

@@ -1,6 +1,8 @@
 # A target that execs a setuid binary mid-session stops being dumpable:
 # from then on no user memory of it is read (perf detaches its task events
-# at such an exec), and those samples are counted and reported.
+# at such an exec), and those samples are counted and reported; so too
+# when the setuid program makes itself dumpable again (its credentials
+# are not the caller's).
 . tests/guest/lib.sh
 cp build/workloads/calltree /tmp/suid-calltree
 chown root:root /tmp/suid-calltree
@@ -25,3 +27,27 @@ note "samples with user frames (the shell, before the exec): $before; not read a
 # The setuid program's own frames were never read.
 ! grep -qE 'hot_three|cold_one' /tmp/suid.folded || fail "user frames read after the setuid exec"
 rm -f /tmp/suid-calltree
+
+# A setuid program that makes itself dumpable again right after the exec
+# (prctl): dumpable, but its credentials are root's, not the caller's, so
+# its memory stays unread (a handler that watched dumpability alone read
+# it again). The shell only sleeps before the exec: nearly every sample
+# with user frames would be the setuid program's.
+cp build/workloads/suid_dumpable /tmp/suid-dumpable
+chown root:root /tmp/suid-dumpable
+chmod 4755 /tmp/suid-dumpable
+"${nobody[@]}" sh -c "sleep 0.5; exec /tmp/suid-dumpable $((3 * scale))" &
+pid=$!
+sleep 0.2
+"${perfmon[@]}" vmstack-record -q -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err
+rc=$?
+wait $pid
+cat /tmp/suid2.err
+rm -f /tmp/suid-dumpable
+[ $rc = 0 ] || fail "record of the dumpable setuid program failed"
+read2=$(awk -F';' '{for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]/) {n = $NF; sub(/.* /, "", n); s += n; next}} END {print s+0}' /tmp/suid2.folded)
+unread2=$(sed -n 's/.*user stacks not read: \([0-9]*\) samples of a target no longer dumpable.*/\1/p' /tmp/suid2.err)
+note "setuid program dumpable again: samples with user frames $read2, not read ${unread2:-0}"
+[ "${unread2:-0}" -gt 200 ] || fail "the setuid program's samples were not counted as not read"
+[ "$read2" -lt 50 ] || fail "user memory of a setuid program that made itself dumpable was read"
+! grep -q suid_dumpable_spin /tmp/suid2.folded || fail "frames of the setuid program in the output"

@@ -119,13 +119,18 @@
  *
  * VMSTACK_CMD_GET_STATUS (no privilege needed)
  *   request: -
- *   reply:   ABI_MAJOR, ABI_MINOR, MODULE_VERSION, NR_SESSIONS
+ *   reply:   ABI_MAJOR, ABI_MINOR, MODULE_VERSION, NR_SESSIONS (those
+ *            started from the asker's network namespace)
  *
  * VMSTACK_CMD_SESSION_START: CAP_SYS_ADMIN, or CAP_PERFMON and the right
  * to read the target: CAP_SYS_PTRACE, or the target's real, effective
- * and saved uids and gids all the caller's real ones and the target
- * dumpable. Capabilities count in the initial user namespace only, for
- * the socket's opener and the caller alike.
+ * and saved uids and gids all the caller's real ones, the target
+ * dumpable, in the caller's user namespace and with no permitted
+ * capability the caller lacks. Capabilities count in the initial user
+ * namespace only, for the socket's opener and the caller alike. The
+ * right is checked again at every sample: a target that lost it (a
+ * setuid exec; ids or capabilities no longer the caller's) is not read
+ * again until TARGET_ADD adds it anew (NOT_DUMPABLE counts its samples).
  *   request: PID (in the caller's PID namespace; a thread ID selects its
  *            whole process), or ALL (flag, 3.5), or CGROUP_FD (u32, 3.5: a
  *            descriptor of a cgroup v2 directory in the caller's table):
@@ -186,7 +191,8 @@
  *   read it that SESSION_START's target needs. It has its own unwind
  *   rules and VMs (UNWIND_ADD, VM_ADD with its PID). A target that exited
  *   keeps its place until TARGET_DEL; a new process of the same number
- *   takes it over (EEXIST for the same process). At most
+ *   takes it over (EEXIST for the same process, unless the handler
+ *   stopped reading it: it is judged anew). At most
  *   VMSTACK_MAX_TARGETS (ENOSPC), and VMSTACK_MAX_USER_BYTES over the
  *   caller's user's sessions (ENOSPC).
  *
