@@ -596,11 +596,23 @@ static const struct genl_ops vmstack_ops[] = {
 /*
  * resv_start_op 0 (6.1 and later): every command is held to the current
  * rules (reserved header field 0, no unknown nlmsg flags).
+ *
+ * parallel_ops: requests do not take the generic netlink mutex, which
+ * every family without it shares (nlctrl's lookups included): a session
+ * start allocating its rings, an upload of a 48 MiB table, hotplug
+ * registration would stall them all. The module's own locks serialize
+ * what must be: the session list, ids and per-user counts under
+ * vmstack_sessions_lock, each session's events, targets, rules and VMs
+ * under its s->lock, the accounts under theirs; a session is reached
+ * only through a descriptor its caller holds (fget), so it cannot be
+ * freed under a request, and statistics are per-CPU counters read
+ * without a lock. Unregistering the family waits for requests in flight.
  */
 static struct genl_family vmstack_family __ro_after_init = {
 	.name = VMSTACK_GENL_NAME,
 	.version = VMSTACK_GENL_VERSION,
 	.netnsok = true,
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = vmstack_ops,
 	.n_ops = ARRAY_SIZE(vmstack_ops),

@@ -14,6 +14,7 @@
  *   vmstack-probe targets PID OTHER SECONDS
  *   vmstack-probe memcap PID OTHER
  *   vmstack-probe pidns OTHER
+ *   vmstack-probe genlwait PID SECONDS
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  * "sessions" opens N sessions at once and exits 0 only if all opened.
@@ -40,6 +41,10 @@
  * "pidns" starts a session in a new PID namespace (its pid 1), has the
  * descriptor passed back out, and adds OTHER and itself, which have no
  * number in the session's namespace: both must be refused.
+ * "genlwait" times another generic netlink family's answers (nlctrl's
+ * family lookup, which holds the generic netlink mutex) while other
+ * processes start and close sessions with the largest rings and upload
+ * the largest unwind tables on PID, and alone before that; prints both.
  */
 #include <errno.h>
 #include <sched.h>
@@ -1108,6 +1113,90 @@ static int pidns(int other)
 	return bad || !WIFEXITED(status) || WEXITSTATUS(status);
 }
 
+/* The slowest of nlctrl's answers to family lookups for @secs, in ms. */
+static double nlctrl_worst(double secs, unsigned long *n)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	double t0, t, worst = 0;
+
+	*n = 0;
+	if (!sk || genl_connect(sk) < 0)
+		return -1;
+	for (t0 = now(); now() - t0 < secs; ++*n) {
+		t = now();
+		if (genl_ctrl_resolve(sk, VMSTACK_GENL_NAME) < 0) {
+			nl_socket_free(sk);
+			return -1;
+		}
+		t = now() - t;
+		if (t > worst)
+			worst = t;
+		usleep(1000);
+	}
+	nl_socket_free(sk);
+	return worst * 1e3;
+}
+
+/* Sessions with the largest rings and tables, started and closed for @secs. */
+static void genl_load(int pid, double secs, int tables)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = 99,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = 64, .ring_pages = VMSTACK_MAX_RING_PAGES, .paused = 1 };
+	struct vmstack_started s;
+	struct vmstack_nl *nl;
+	unsigned long rounds = 0;
+	double t0, t, worst = 0;
+	char msg[256];
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)))
+		_exit(2);
+	if (tables)
+		req.ring_pages = VMSTACK_MIN_RING_PAGES;
+	for (t0 = now(); now() - t0 < secs; rounds++) {
+		t = now();
+		if (vmstack_nl_session_start(nl, &req, &s, msg, sizeof(msg))) {
+			fprintf(stderr, "genlwait: %s\n", msg);
+			_exit(2);
+		}
+		if (tables)
+			big_first_chunk(nl, s.fd, 0, msg, sizeof(msg));
+		t = now() - t;
+		if (t > worst)
+			worst = t;
+		close(s.fd);
+	}
+	/* What a request of this kind held the mutex for, without parallel_ops. */
+	printf("genlwait: %lu sessions started and closed (%s), the slowest in %.1f ms\n",
+	       rounds, tables ? "a 48 MiB table each" : "rings of 4096 pages per CPU",
+	       worst * 1e3);
+	fflush(stdout);
+	_exit(0);
+}
+
+static int genlwait(int pid, double secs)
+{
+	unsigned long alone_n, busy_n;
+	double alone, busy;
+	pid_t kids[2];
+	int i, status, bad = 0;
+
+	alone = nlctrl_worst(secs / 2, &alone_n);
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		if (!kids[i])
+			genl_load(pid, secs, i);
+	}
+	busy = nlctrl_worst(secs, &busy_n);
+	for (i = 0; i < 2; i++) {
+		waitpid(kids[i], &status, 0);
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	printf("genlwait: nlctrl's slowest answer: %.1f ms alone (%lu), %.1f ms beside vmstack's sessions (%lu)\n",
+	       alone, alone_n, busy, busy_n);
+	return bad || alone < 0 || busy < 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "hold"))
@@ -1130,6 +1219,8 @@ int main(int argc, char **argv)
 		return hotplug(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "targets"))
 		return targets(atoi(argv[2]), atoi(argv[3]), atof(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "genlwait"))
+		return genlwait(atoi(argv[2]), atof(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "pidns"))
 		return pidns(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "memcap"))

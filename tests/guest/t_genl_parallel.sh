@@ -1,0 +1,20 @@
+# vmstack's requests run without the generic netlink mutex (parallel_ops):
+# another family (nlctrl, whose lookups take the mutex) answers while
+# processes start and close sessions with the largest rings and reserve
+# 48 MiB unwind tables. Without it each such request held every other
+# family's requests for as long as it took (the probe prints the slowest
+# request, which is what they waited). Under the debug kernel lockdep
+# watches the module's locks taken by concurrent requests.
+. tests/guest/lib.sh
+build/workloads/calltree $((30 * scale)) &
+pid=$!
+vmstack-probe genlwait $pid $((6 * scale)) | tee /tmp/genl.txt
+rc=${PIPESTATUS[0]}
+kill $pid
+wait $pid 2>/dev/null
+[ $rc = 0 ] || fail "genlwait failed"
+read alone busy <<<"$(sed -n 's/.*slowest answer: \([0-9.]*\) ms alone ([0-9]*), \([0-9.]*\) ms beside.*/\1 \2/p' /tmp/genl.txt)"
+slowest=$(sed -n 's/.*the slowest in \([0-9.]*\) ms$/\1/p' /tmp/genl.txt | sort -n | tail -1)
+note "nlctrl's slowest answer: $alone ms alone, $busy ms beside vmstack; vmstack's slowest request $slowest ms"
+awk -v sc="$scale" -v a="$alone" -v b="$busy" 'BEGIN {exit !(b <= 4 * a + 20 * sc)}' ||
+	fail "another family waited for vmstack's requests"
