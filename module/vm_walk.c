@@ -15,7 +15,9 @@ enum vmstack_vm_broken {
 	VMSTACK_VMB_READ,	/* VM memory unreadable */
 	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
 	VMSTACK_VMB_BUDGET,	/* the sample's read budget is spent */
+	VMSTACK_VMB_CHECK,	/* a frame fails F_FUNC_CHECK or F_PC_CHECK */
 };
+
 
 static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 						     unsigned long pc)
@@ -84,18 +86,71 @@ static void vmstack_vm_cut(struct vmstack_walk *w, const struct vmstack_vm_desc 
 }
 
 /*
- * Show the frame at @frame, of a function that is not native by its
- * frame's flags. Returns 0, a VMSTACK_VMB_* reason, or -1 when ips[] is
- * full (the walk ends there, not broken).
+ * F_FUNC_CHECK: the type byte of the object at @fn, and (when it is the
+ * next byte, as in LuaJIT's GC header) the kind byte at @kind_at with it,
+ * in one read. False if unreadable; *kind_read says whether *kind is set.
+ */
+static bool vmstack_vm_type(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			    unsigned long fn, unsigned long kind_at, u8 *type,
+			    u8 *kind, bool *kind_read)
+{
+	u8 b[2];
+
+	*kind_read = !(d->flags & VMSTACK_VM_F_KIND_WORD) &&
+		     kind_at == fn + d->func_check_off + 1;
+	if (!*kind_read)
+		return vmstack_walk_read(w, type, fn + d->func_check_off, 1);
+	if (!vmstack_walk_read(w, b, fn + d->func_check_off, sizeof(b)))
+		return false;
+	*type = b[0];
+	*kind = b[1];
+	return true;
+}
+
+/*
+ * F_PC_CHECK: 0 if @pc lies in the code of the script function at @fn,
+ * which starts at *(fn + ident_off) (set in *code) and is as many
+ * pc_units long as the u32 at its identity + pc_size_off says. Else
+ * VMSTACK_VMB_CHECK, or READ.
+ */
+static int vmstack_vm_pc_in(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
+			    unsigned long fn, unsigned long pc, unsigned long *code)
+{
+	u32 units;
+
+	if (!vmstack_vm_ref(w, d, code, fn + d->ident_off) ||
+	    !vmstack_walk_read(w, &units, *code + d->ident_adj + d->pc_size_off,
+			       sizeof(units)))
+		return VMSTACK_VMB_READ;
+	return pc > *code && pc - *code <= (unsigned long)units * d->pc_unit ?
+	       0 : VMSTACK_VMB_CHECK;
+}
+
+/* Where the PC handed to vmstack_vm_show() comes from. */
+enum vmstack_vm_pc_from {
+	VMSTACK_VM_PC_NONE,	/* unknown (0) */
+	VMSTACK_VM_PC_REG,	/* pc_reg at the sampled frame: the top frame's */
+	VMSTACK_VM_PC_LINK,	/* the return PC the frame above links to */
+};
+
+/*
+ * Show the frame at @frame (whose link is @link), of a function that is
+ * not native by its frame's flags. Returns 0, a VMSTACK_VMB_* reason, or
+ * -1 when ips[] is full (the walk ends there, not broken). A frame whose
+ * function cannot be verified (F_FUNC_CHECK, F_PC_CHECK) shows nothing
+ * and sets *unv to why (enum vmstack_vmw_unverified): the walker decides.
  */
 static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
-			   unsigned long state, unsigned long frame, unsigned long pc)
+			   unsigned long state, unsigned long frame, unsigned long link,
+			   unsigned long pc, enum vmstack_vm_pc_from from, u8 *unv)
 {
+	bool pc_check = d->flags & VMSTACK_VM_F_PC_CHECK, script, kind_read = false;
 	unsigned long fn, kind_at, ident;
 	u64 kind_word;
-	u8 kind, check;
-	bool script;
+	u8 kind, type;
+	int err;
 
+	*unv = 0;
 	if (!vmstack_vm_ref(w, d, &fn, frame + d->func_off))
 		return VMSTACK_VMB_READ;
 	if (d->flags & VMSTACK_VM_F_FUNC_SLOT) {
@@ -109,31 +164,69 @@ static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	}
 	if (state && fn == state)
 		return 0;
+	/*
+	 * The PC register is the frame's own return PC: the frame is being
+	 * entered or left, and on the way out its results are stored over
+	 * its function.
+	 */
+	if (pc_check && from == VMSTACK_VM_PC_REG && pc == link) {
+		*unv = VMSTACK_VMU_EDGE;
+		return 0;
+	}
+	if (d->flags & VMSTACK_VM_F_FUNC_CHECK) {
+		if (!vmstack_vm_type(w, d, fn, kind_at, &type, &kind, &kind_read))
+			return VMSTACK_VMB_READ;
+		if (type != d->func_check_val) {
+			*unv = VMSTACK_VMU_NOT_FUNC;
+			return 0;
+		}
+	}
 	if (d->flags & VMSTACK_VM_F_KIND_WORD) {
 		if (!vmstack_walk_read(w, &kind_word, kind_at, sizeof(kind_word)))
 			return VMSTACK_VMB_READ;
 		script = kind_word == d->kind_word;
 	} else {
-		if (!vmstack_walk_read(w, &kind, kind_at, 1))
+		if (!kind_read && !vmstack_walk_read(w, &kind, kind_at, 1))
 			return VMSTACK_VMB_READ;
+		script = kind == d->kind_script;
+		/* Called from script code at pc: a script's frame, not this. */
+		if (!script && pc_check && from == VMSTACK_VM_PC_LINK)
+			return VMSTACK_VMB_CHECK;
 		if (kind == d->kind_native)
 			return 0;
-		script = kind == d->kind_script;
 	}
 	if (!script) {
 		if (d->flags & VMSTACK_VM_F_NO_BUILTINS)
 			return VMSTACK_VMB_FRAME;
+		if ((d->flags & VMSTACK_VM_F_FUNC_CHECK) && d->kind_max && kind > d->kind_max) {
+			*unv = VMSTACK_VMU_KIND;
+			return 0;
+		}
 		return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN,
-							  fn)) ? 0 : -1;
+							  d->flags & VMSTACK_VM_F_BUILTIN_KIND ?
+							  kind : fn)) ? 0 : -1;
 	}
-	if (d->flags & VMSTACK_VM_F_FUNC_IDENT)
+	if (d->flags & VMSTACK_VM_F_FUNC_IDENT) {
 		ident = fn;
-	else if (!vmstack_vm_ref(w, d, &ident, fn + d->ident_off))
+	} else if (pc_check && from != VMSTACK_VM_PC_NONE) {
+		err = vmstack_vm_pc_in(w, d, fn, pc, &ident);
+		/*
+		 * A return PC elsewhere: not this function's callee. The PC
+		 * register elsewhere: the VM keeps other things there too
+		 * (LuaJIT's vm_return a base, coroutine.resume a slot), so
+		 * it is just not shown as the frame's PC.
+		 */
+		if (err == VMSTACK_VMB_CHECK && from == VMSTACK_VM_PC_REG)
+			pc = 0;
+		else if (err)
+			return err;
+	} else if (!vmstack_vm_ref(w, d, &ident, fn + d->ident_off)) {
 		return VMSTACK_VMB_READ;
+	}
 	ident += d->ident_adj;
 	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
-	    (!vmstack_walk_read(w, &check, ident + d->ident_check_off, 1) ||
-	     check != d->ident_check_val))
+	    (!vmstack_walk_read(w, &type, ident + d->ident_check_off, 1) ||
+	     type != d->ident_check_val))
 		return VMSTACK_VMB_FRAME;
 	if (!pc && (d->flags & VMSTACK_VM_F_FRAME_PC) &&
 	    !vmstack_walk_read(w, &pc, frame + d->frame_pc_off, sizeof(pc)))
@@ -165,11 +258,13 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			   unsigned long state, unsigned long frame, unsigned long pc,
 			   struct vmstack_vm_cursor *cur)
 {
+	enum vmstack_vm_pc_from from = pc ? VMSTACK_VM_PC_REG : VMSTACK_VM_PC_NONE;
 	bool delta = d->link == VMSTACK_VM_LINK_TAGGED_DELTA;
 	unsigned long lo = 0, link, next;
 	u32 insn, field, i, type = 0;
-	bool shown;
+	bool shown, top = true;
 	u16 fl = 0;
+	u8 unv;
 	int err;
 
 	if (delta && !vmstack_vm_ref(w, d, &lo, state + d->stack_off))
@@ -189,9 +284,22 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			shown = !(fl & d->native_flags);
 		}
 		if (shown) {
-			err = vmstack_vm_show(w, d, state, frame, pc);
+			err = vmstack_vm_show(w, d, state, frame, link, pc, from, &unv);
 			if (err)
 				return err < 0 ? 0 : err;
+			/*
+			 * Only the top frame may be caught changing (being set
+			 * up or torn down): below it, frames are at rest.
+			 */
+			if (unv && !top)
+				return VMSTACK_VMB_CHECK;
+			top = false;
+			if (unv) {
+				w->flags |= VMSTACK_SF_VM_UNVERIFIED;
+				if (!vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_UNVERIFIED,
+									 unv)))
+					return 0;
+			}
 		}
 		if (!delta) {
 			if (!link || (fl & d->bottom_flags)) {
@@ -201,6 +309,7 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			}
 			next = link;
 			pc = 0;
+			from = VMSTACK_VM_PC_NONE;
 		} else if ((link & d->pc_mask) == d->pc_val) {
 			/* Called from the VM: link is the caller's return PC. */
 			if (!vmstack_walk_read(w, &insn, link + d->insn_off, sizeof(insn)))
@@ -209,9 +318,17 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 				((1U << d->insn_bits) - 1);
 			next = frame - (unsigned long)d->slot * (d->extra + field);
 			pc = link;
+			from = VMSTACK_VM_PC_LINK;
 		} else {
 			next = frame - (link & ~(unsigned long)d->type_mask);
-			pc = 0;
+			/*
+			 * F_PC_CHECK: a hidden frame's function runs in the
+			 * frame below it (LuaJIT's vararg frames): its PC too.
+			 */
+			if (shown || !(d->flags & VMSTACK_VM_F_PC_CHECK)) {
+				pc = 0;
+				from = VMSTACK_VM_PC_NONE;
+			}
 			if (vmstack_vm_bottom(w, d, frame, type)) {
 				cur->state = state;
 				cur->next_top = next < frame ? next : 0;
@@ -502,6 +619,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	const struct vmstack_vm_desc *d = vmstack_vm_find(w, r->ip);
 	unsigned long ar, state = 0, top, pc = 0, anchor, obj = 0;
 	unsigned int n0;
+	u16 unverified0;
 	int broken = 0;
 
 	/*
@@ -538,6 +656,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 			goto empty;
 	}
 	n0 = w->n;
+	unverified0 = w->flags & VMSTACK_SF_VM_UNVERIFIED;
 	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (at_leaf && d->top_reg))) {
 		top = d->top_reg == VMSTACK_VM_REG_RBP ? r->bp : w->regs[d->top_reg];
 		top += d->top_adj;
@@ -555,7 +674,14 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 		if (d->state_from != VMSTACK_VM_STATE_NONE) {
 			broken = 0;
 			w->n = n0;
-			pc = 0;
+			w->flags = (w->flags & ~VMSTACK_SF_VM_UNVERIFIED) | unverified0;
+			/*
+			 * F_PC_CHECK: the PC register still tells a frame
+			 * being left, and is shown only where it lies in
+			 * the top's code; else it is not the state's top's.
+			 */
+			if (!(d->flags & VMSTACK_VM_F_PC_CHECK))
+				pc = 0;
 		}
 	}
 	if (!broken && cur->next_top && cur->state == state &&
