@@ -58,7 +58,8 @@ RECORD_OBJS := $(B)/record.o $(B)/target.o $(B)/rotate.o $(B)/command.o $(B)/cli
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
-WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c module/vm_check.c
+WALK_SRCS := module/unwind_user.c module/vm_walk.c module/vm_frame.c module/uw_rows.c \
+	     module/vm_check.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
@@ -131,7 +132,7 @@ $(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
 $(B)/vmstack-attach-time: tests/tools/vmstack-attach-time.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
-$(B)/host-module/%.o: module/%.c module/walk.h tests/unit/walk_host.h \
+$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h tests/unit/walk_host.h \
 		include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(B)/host-module
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@

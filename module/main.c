@@ -18,7 +18,8 @@
  *   unwind_kernel.c   the kernel stack (ORC)
  *   ring.c            the rings: the area, each CPU's ring
  *   walk.h            the user walk as pure code, also built on the host:
- *                     unwind_user.c, vm_walk.c, uw_rows.c, vm_check.c
+ *                     unwind_user.c, vm_walk.c (-> vm_frame.c), uw_rows.c,
+ *                     vm_check.c
  *
  * netlink.c -> session.c -> target.c -> access.c, unwind_table.c
  *                        -> events.c -> sample.c -> ring.c, unwind_kernel.c,

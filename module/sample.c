@@ -219,6 +219,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		vmstack_count(&pc->stats, VMSTACK_CS_A_USER_FAULTS, 1);
 	if (flags & VMSTACK_SF_VM_BROKEN)
 		vmstack_count(&pc->stats, VMSTACK_CS_A_VM_ERRORS, 1);
+	if (flags & VMSTACK_SF_VM_UNVERIFIED)
+		vmstack_count(&pc->stats, VMSTACK_CS_A_VM_UNVERIFIED, 1);
 	if (flags & VMSTACK_SF_BUDGET)
 		vmstack_count(&pc->stats, VMSTACK_CS_A_BUDGET, 1);
 

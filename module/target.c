@@ -207,7 +207,7 @@ int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
 		return -EINVAL;
 	}
 	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
-	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_2 ||
+	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_6 ||
 		     sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
 		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
 	if (p->nr_vms == VMSTACK_VM_MAX) {

@@ -8,6 +8,8 @@
 
 const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
 {
+	size_t i;
+
 	if (d->code_start >= d->code_end || d->code_end > VMSTACK_USER_MAX)
 		return "VM code range empty or not in user space";
 	if (d->flags & ~VMSTACK_VM_F_ALL)
@@ -59,6 +61,19 @@ const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
 	    (!(d->flags & VMSTACK_VM_F_JIT) || !d->jit_near_max ||
 	     d->jit_near_max > VMSTACK_VM_JIT_NEAR_MAX))
 		return "VM descriptor: near compiled code needs F_JIT and 1..32 objects";
+	/* A PC lies in code that follows a tagged link, by a function's pointer to it. */
+	if ((d->flags & VMSTACK_VM_F_PC_CHECK) &&
+	    (d->link != VMSTACK_VM_LINK_TAGGED_DELTA || (d->flags & VMSTACK_VM_F_FUNC_IDENT) ||
+	     !d->pc_unit || d->pc_unit > 8))
+		return "VM descriptor: PC checks need tagged links, functions that point to their code, and a PC unit of 1..8 bytes";
+	/* A kind word is no byte to carry. */
+	if ((d->flags & VMSTACK_VM_F_BUILTIN_KIND) &&
+	    (d->flags & (VMSTACK_VM_F_KIND_WORD | VMSTACK_VM_F_NO_BUILTINS)))
+		return "VM descriptor: builtins by kind need kind bytes and builtins";
+	/* Zero, so that a later minor may use it. */
+	for (i = 0; i < sizeof(d->pad_3_6); i++)
+		if (d->pad_3_6[i])
+			return "VM descriptor: padding not zero";
 	if ((d->flags & VMSTACK_VM_F_CONT_BOTTOM) &&
 	    (d->link != VMSTACK_VM_LINK_TAGGED_DELTA || d->cont_type > d->type_mask))
 		return "VM descriptor: continuation bottom needs a tagged link type";

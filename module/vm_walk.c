@@ -5,32 +5,10 @@
  * loop bounded by the descriptor's max_frames, every frame checked to lie
  * in the VM's stack and to move down it. Bad VM data cuts the VM part with
  * a visible marker and a counter; the native walk goes on regardless.
- * Pure code (walk.h): the host unit tests run it on fake stacks.
+ * Each frame is checked and shown by vm_frame.c. Pure code (walk.h): the
+ * host unit tests run it on fake stacks.
  */
-#include "walk.h"
-
-enum vmstack_vm_broken {
-	VMSTACK_VMB_STATE = 1,	/* no sane VM state at the activation record */
-	VMSTACK_VMB_FRAME,	/* a frame outside the VM stack or not moving down */
-	VMSTACK_VMB_READ,	/* VM memory unreadable */
-	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
-	VMSTACK_VMB_BUDGET,	/* the sample's read budget is spent */
-	VMSTACK_VMB_FAULTS,	/* the sample's VM reads faulted too often */
-};
-
-/*
- * A read of VM memory. One that faults costs an exception and its fixup,
- * tens of reads that succeed, and a descriptor decides how many a walk
- * tries; so past VMSTACK_MAX_VM_FAULTS failed reads in a sample (of any
- * walk: the native walk ends at its first) no VM read is tried.
- */
-static bool vmstack_vm_read(struct vmstack_walk *w, void *dst, unsigned long addr,
-			    size_t len)
-{
-	if (w->faults >= VMSTACK_MAX_VM_FAULTS)
-		return false;
-	return vmstack_walk_read(w, dst, addr, len);
-}
+#include "vm_walk.h"
 
 static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 						     unsigned long pc)
@@ -43,45 +21,10 @@ static const struct vmstack_vm_desc *vmstack_vm_find(struct vmstack_walk *w,
 	return NULL;
 }
 
-/*
- * A VM reference at @addr: a native word, or with F_REF32 a u32
- * zero-extended (LuaJIT without GC64).
- */
-static bool vmstack_vm_ref(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
-			   unsigned long *v, unsigned long addr)
-{
-	u32 r;
-
-	if (!(d->flags & VMSTACK_VM_F_REF32))
-		return vmstack_vm_read(w, v, addr, sizeof(*v));
-	if (!vmstack_vm_read(w, &r, addr, sizeof(r)))
-		return false;
-	*v = r;
-	return true;
-}
-
 /* The size of an entry of the compiled-code table. */
 static unsigned long vmstack_vm_ref_size(const struct vmstack_vm_desc *d)
 {
 	return d->flags & VMSTACK_VM_F_REF32 ? 4 : 8;
-}
-
-/* Descriptor @d's VM word of @kind for @value. */
-static u64 vmstack_vm_word(const struct vmstack_walk *w,
-			   const struct vmstack_vm_desc *d, unsigned int kind,
-			   u64 value)
-{
-	return vmstack_vmw(kind, (unsigned int)(d - w->vms), value);
-}
-
-static bool vmstack_vm_emit(struct vmstack_walk *w, u64 word)
-{
-	if (w->n == w->max) {
-		w->flags |= VMSTACK_SF_USER_TRUNC;
-		return false;
-	}
-	w->ips[w->n++] = word;
-	return true;
 }
 
 /*
@@ -98,65 +41,6 @@ static void vmstack_vm_cut(struct vmstack_walk *w, const struct vmstack_vm_desc 
 	if (reason != VMSTACK_VMB_BUDGET && w->faults >= VMSTACK_MAX_VM_FAULTS)
 		reason = VMSTACK_VMB_FAULTS;
 	vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BROKEN, reason));
-}
-
-/*
- * Show the frame at @frame, of a function that is not native by its
- * frame's flags. Returns 0, a VMSTACK_VMB_* reason, or -1 when ips[] is
- * full (the walk ends there, not broken).
- */
-static int vmstack_vm_show(struct vmstack_walk *w, const struct vmstack_vm_desc *d,
-			   unsigned long state, unsigned long frame, unsigned long pc)
-{
-	unsigned long fn, kind_at, ident;
-	u64 kind_word;
-	u8 kind, check;
-	bool script;
-
-	if (!vmstack_vm_ref(w, d, &fn, frame + d->func_off))
-		return VMSTACK_VMB_READ;
-	if (d->flags & VMSTACK_VM_F_FUNC_SLOT) {
-		kind_at = fn + d->kind_off;
-		if (!vmstack_vm_ref(w, d, &fn, fn))
-			return VMSTACK_VMB_READ;
-		fn &= d->func_mask;
-	} else {
-		fn &= d->func_mask;
-		kind_at = fn + d->kind_off;
-	}
-	if (state && fn == state)
-		return 0;
-	if (d->flags & VMSTACK_VM_F_KIND_WORD) {
-		if (!vmstack_vm_read(w, &kind_word, kind_at, sizeof(kind_word)))
-			return VMSTACK_VMB_READ;
-		script = kind_word == d->kind_word;
-	} else {
-		if (!vmstack_vm_read(w, &kind, kind_at, 1))
-			return VMSTACK_VMB_READ;
-		if (kind == d->kind_native)
-			return 0;
-		script = kind == d->kind_script;
-	}
-	if (!script) {
-		if (d->flags & VMSTACK_VM_F_NO_BUILTINS)
-			return VMSTACK_VMB_FRAME;
-		return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN,
-							  fn)) ? 0 : -1;
-	}
-	if (d->flags & VMSTACK_VM_F_FUNC_IDENT)
-		ident = fn;
-	else if (!vmstack_vm_ref(w, d, &ident, fn + d->ident_off))
-		return VMSTACK_VMB_READ;
-	ident += d->ident_adj;
-	if ((d->flags & VMSTACK_VM_F_IDENT_CHECK) &&
-	    (!vmstack_vm_read(w, &check, ident + d->ident_check_off, 1) ||
-	     check != d->ident_check_val))
-		return VMSTACK_VMB_FRAME;
-	if (!pc && (d->flags & VMSTACK_VM_F_FRAME_PC) &&
-	    !vmstack_vm_read(w, &pc, frame + d->frame_pc_off, sizeof(pc)))
-		pc = 0;
-	return vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, ident)) &&
-	       vmstack_vm_emit(w, pc) ? 0 : -1;
 }
 
 /* Does a frame of link type @type at @frame end its activation? */
@@ -182,11 +66,13 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			   unsigned long state, unsigned long frame, unsigned long pc,
 			   struct vmstack_vm_cursor *cur)
 {
+	enum vmstack_vm_pc_from from = pc ? VMSTACK_VM_PC_REG : VMSTACK_VM_PC_NONE;
 	bool delta = d->link == VMSTACK_VM_LINK_TAGGED_DELTA;
 	unsigned long lo = 0, link, next;
 	u32 insn, field, i, type = 0;
-	bool shown;
+	bool shown, top = true;
 	u16 fl = 0;
+	u8 unv;
 	int err;
 
 	if (delta && !vmstack_vm_ref(w, d, &lo, state + d->stack_off))
@@ -206,9 +92,22 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			shown = !(fl & d->native_flags);
 		}
 		if (shown) {
-			err = vmstack_vm_show(w, d, state, frame, pc);
+			err = vmstack_vm_show(w, d, state, frame, link, pc, from, &unv);
 			if (err)
 				return err < 0 ? 0 : err;
+			/*
+			 * Only the top frame may be caught changing (being set
+			 * up or torn down): below it, frames are at rest.
+			 */
+			if (unv && !top)
+				return VMSTACK_VMB_CHECK;
+			top = false;
+			if (unv) {
+				w->flags |= VMSTACK_SF_VM_UNVERIFIED;
+				if (!vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_UNVERIFIED,
+									 unv)))
+					return 0;
+			}
 		}
 		if (!delta) {
 			if (!link || (fl & d->bottom_flags)) {
@@ -218,6 +117,7 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 			}
 			next = link;
 			pc = 0;
+			from = VMSTACK_VM_PC_NONE;
 		} else if ((link & d->pc_mask) == d->pc_val) {
 			/* Called from the VM: link is the caller's return PC. */
 			if (!vmstack_vm_read(w, &insn, link + d->insn_off, sizeof(insn)))
@@ -226,9 +126,17 @@ static int vmstack_vm_walk(struct vmstack_walk *w, const struct vmstack_vm_desc 
 				((1U << d->insn_bits) - 1);
 			next = frame - (unsigned long)d->slot * (d->extra + field);
 			pc = link;
+			from = VMSTACK_VM_PC_LINK;
 		} else {
 			next = frame - (link & ~(unsigned long)d->type_mask);
-			pc = 0;
+			/*
+			 * F_PC_CHECK: a hidden frame's function runs in the
+			 * frame below it (LuaJIT's vararg frames): its PC too.
+			 */
+			if (shown || !(d->flags & VMSTACK_VM_F_PC_CHECK)) {
+				pc = 0;
+				from = VMSTACK_VM_PC_NONE;
+			}
 			if (vmstack_vm_bottom(w, d, frame, type)) {
 				cur->state = state;
 				cur->next_top = next < frame ? next : 0;
@@ -555,6 +463,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	const struct vmstack_vm_desc *d = vmstack_vm_find(w, r->ip);
 	unsigned long ar, state = 0, top, pc = 0, anchor, obj = 0;
 	unsigned int n0;
+	u16 unverified0;
 	int broken = 0;
 
 	/* Faults spent: a VM's native frame stays, after a cut marker. */
@@ -599,6 +508,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 			goto empty;
 	}
 	n0 = w->n;
+	unverified0 = w->flags & VMSTACK_SF_VM_UNVERIFIED;
 	if (!broken && (d->top_reg == VMSTACK_VM_REG_RBP || (at_leaf && d->top_reg))) {
 		top = d->top_reg == VMSTACK_VM_REG_RBP ? r->bp : w->regs[d->top_reg];
 		top += d->top_adj;
@@ -616,7 +526,14 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 		if (d->state_from != VMSTACK_VM_STATE_NONE) {
 			broken = 0;
 			w->n = n0;
-			pc = 0;
+			w->flags = (w->flags & ~VMSTACK_SF_VM_UNVERIFIED) | unverified0;
+			/*
+			 * F_PC_CHECK: the PC register still tells a frame
+			 * being left, and is shown only where it lies in
+			 * the top's code; else it is not the state's top's.
+			 */
+			if (!(d->flags & VMSTACK_VM_F_PC_CHECK))
+				pc = 0;
 		}
 	}
 	if (!broken && cur->next_top && cur->state == state &&

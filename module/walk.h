@@ -169,7 +169,7 @@ struct vmstack_walk {
  * can make the handler do is bounded per sample, in reads and in time
  * (a read that faults costs an exception and its fixup: tens of times
  * one that succeeds). Failed reads are counted: the VM walks stop trying
- * past VMSTACK_MAX_VM_FAULTS (vm_walk.c).
+ * past VMSTACK_MAX_VM_FAULTS (vm_walk.h).
  */
 static inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
 				     unsigned long addr, size_t len)

@@ -39,6 +39,11 @@ static const struct {
 	  VMSTACK_VM_F_TOP_AR | VMSTACK_VM_F_FUNC_IDENT | VMSTACK_VM_F_KIND_WORD,
 	  "the module's ABI is older than 3.2: it cannot find a thread's own VM state "
 	  "or code objects (CPython 3.11)", needs_3_2 },
+	{ 6, VMSTACK_VM_DESC_SIZE_3_6,
+	  VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND,
+	  "the module's ABI is older than 3.6: it does not check a VM frame's function "
+	  "(a frame caught being set up or torn down may show a builtin never called)",
+	  NULL },
 };
 
 size_t vmstack_abi_fit_desc(struct vmstack_vm_desc *d, uint32_t minor,

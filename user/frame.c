@@ -22,6 +22,7 @@ static const enum vmstack_frame_kind vmw_kinds[8] = {
 	[VMSTACK_VMW_BUILTIN] = VMSTACK_FRAME_BUILTIN,
 	[VMSTACK_VMW_BROKEN] = VMSTACK_FRAME_CUT,
 	[VMSTACK_VMW_JIT] = VMSTACK_FRAME_JIT,
+	[VMSTACK_VMW_UNVERIFIED] = VMSTACK_FRAME_UNVERIFIED,
 };
 
 int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f)
@@ -65,6 +66,7 @@ uint64_t vmstack_frame_word(const struct vmstack_frame *f)
 		[VMSTACK_FRAME_BUILTIN] = VMSTACK_VMW_BUILTIN,
 		[VMSTACK_FRAME_JIT] = VMSTACK_VMW_JIT,
 		[VMSTACK_FRAME_CUT] = VMSTACK_VMW_BROKEN,
+		[VMSTACK_FRAME_UNVERIFIED] = VMSTACK_VMW_UNVERIFIED,
 	};
 
 	return vmstack_vmw(vmw_of[f->kind], f->vm, f->value);
@@ -73,7 +75,8 @@ uint64_t vmstack_frame_word(const struct vmstack_frame *f)
 int vmstack_frame_is_vm(enum vmstack_frame_kind kind)
 {
 	return kind == VMSTACK_FRAME_SCRIPT || kind == VMSTACK_FRAME_BUILTIN ||
-	       kind == VMSTACK_FRAME_JIT || kind == VMSTACK_FRAME_CUT;
+	       kind == VMSTACK_FRAME_JIT || kind == VMSTACK_FRAME_CUT ||
+	       kind == VMSTACK_FRAME_UNVERIFIED;
 }
 
 struct vmstack_name vmstack_name_dup(const struct vmstack_name *n)

@@ -20,6 +20,7 @@ enum vmstack_frame_kind {
 	VMSTACK_FRAME_BUILTIN,	/* a VM's builtin function */
 	VMSTACK_FRAME_JIT,	/* code a VM compiled */
 	VMSTACK_FRAME_CUT,	/* the VM part ends here: bad VM data */
+	VMSTACK_FRAME_UNVERIFIED, /* a VM frame whose function is not known */
 	VMSTACK_NR_FRAME_KINDS,
 };
 

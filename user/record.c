@@ -700,6 +700,10 @@ static void summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (vms)
 		fprintf(stderr, "; %" PRIu64 " VM stacks cut by bad VM data",
 			VMSTACK_CNT(c, VM_ERRORS));
+	/* Frames a VM was caught setting up or tearing down (ABI 3.6). */
+	if (vms && VMSTACK_CNT(c, VM_UNVERIFIED))
+		fprintf(stderr, ", %" PRIu64 " with a VM frame unverified ([vm unverified])",
+			VMSTACK_CNT(c, VM_UNVERIFIED));
 	if (VMSTACK_CNT(c, USER_FAULTS) || VMSTACK_CNT(c, TRUNCATED))
 		fprintf(stderr, "; %" PRIu64 " user stacks cut by unreadable memory, %" PRIu64
 			" by --max-depth", VMSTACK_CNT(c, USER_FAULTS), VMSTACK_CNT(c, TRUNCATED));

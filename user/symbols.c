@@ -510,8 +510,9 @@ void vmstack_symbolizer_note_vm(struct vmstack_symbolizer *s,
 	struct vmstack_name n;
 	uint64_t pc = vm_name_pc(s, f);
 
-	if (f->kind == VMSTACK_FRAME_CUT || !namer->name ||
-	    (s->vm_nslots && s->vm_names[vm_slot(s, vmstack_frame_word(f), pc)].n.function))
+	/* Markers, not frames of a function: nothing to name. */
+	if (f->kind == VMSTACK_FRAME_CUT || f->kind == VMSTACK_FRAME_UNVERIFIED ||
+	    !namer->name || (s->vm_nslots && s->vm_names[vm_slot(s, vmstack_frame_word(f), pc)].n.function))
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
 	if (namer->name(namer->build, s->pid, f, &b)) {
@@ -558,7 +559,7 @@ static void symbolize_vm(struct vmstack_symbolizer *s, const struct vmstack_fram
 {
 	const struct vm_name *v = NULL;
 
-	if (s->vm_nslots && f->kind != VMSTACK_FRAME_CUT)
+	if (s->vm_nslots && f->kind != VMSTACK_FRAME_CUT && f->kind != VMSTACK_FRAME_UNVERIFIED)
 		v = &s->vm_names[vm_slot(s, vmstack_frame_word(f), vm_name_pc(s, f))];
 	if (v && v->n.function) {
 		*n = v->n;
@@ -572,6 +573,8 @@ static void symbolize_vm(struct vmstack_symbolizer *s, const struct vmstack_fram
 		snprintf(buf, len, "[builtin]");
 	else if (f->kind == VMSTACK_FRAME_JIT)
 		snprintf(buf, len, "[jit]");
+	else if (f->kind == VMSTACK_FRAME_UNVERIFIED)
+		snprintf(buf, len, "[vm unverified]");
 	else
 		snprintf(buf, len, "[vm stack cut: %" PRIu64 "]", f->value);
 }

@@ -457,7 +457,7 @@ UNIT_TEST(abi_fit_for_older_module)
 	CHECK(!left_out && d.flags == VMSTACK_VM_F_ALL);
 	/* A newer module knows what we know. */
 	CHECK(vmstack_abi_fit_desc(&d, VMSTACK_ABI_MINOR + 1, &left_out) == sizeof(d));
-	CHECK(VMSTACK_VM_DESC_SIZE_3_2 == sizeof(d));
+	CHECK(VMSTACK_VM_DESC_SIZE_3_6 == sizeof(d));
 	/* 3.0 takes the 3.0 part; 32-bit references it would misread. */
 	d.flags = VMSTACK_VM_F_JIT | VMSTACK_VM_F_JIT_NEAR;
 	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == VMSTACK_VM_DESC_SIZE_3_0 && !left_out);
@@ -470,5 +470,13 @@ UNIT_TEST(abi_fit_for_older_module)
 	/* A thread's own state (CPython) is not sent to a 3.1 module. */
 	d.state_from = VMSTACK_VM_STATE_THREAD;
 	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == 0 && left_out && strstr(left_out, "3.2"));
-	CHECK(vmstack_abi_fit_desc(&d, 2, &left_out) == sizeof(d) && !left_out);
+	CHECK(vmstack_abi_fit_desc(&d, 2, &left_out) == VMSTACK_VM_DESC_SIZE_3_2 && !left_out);
+	/* Frame checks a 3.5 module does without, and says so. */
+	d.flags = VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
+	CHECK(vmstack_abi_fit_desc(&d, 5, &left_out) == VMSTACK_VM_DESC_SIZE_3_2 &&
+	      left_out && strstr(left_out, "3.6") && !d.flags);
+	d.flags = VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
+	CHECK(vmstack_abi_fit_desc(&d, 6, &left_out) == sizeof(d) && !left_out &&
+	      d.flags == (VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK |
+			  VMSTACK_VM_F_BUILTIN_KIND));
 }

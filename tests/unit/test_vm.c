@@ -13,6 +13,7 @@
 #include "symbols.h"
 #include "unit.h"
 #include "util.h"
+#include "walk.h"
 #include "vm/luajit.h"
 #include "vm/runtime.h"
 #include "vm/text.h"
@@ -407,6 +408,40 @@ UNIT_TEST(luajit_builtin_names)
 	/* OpenResty's: a table keyed by its build-id, run through ljrun. */
 	builtin_names_match(OPENRESTY_LIB, "build/workloads/ljrun " OPENRESTY_LIB
 			    " tests/workloads/lua/ffid.lua", 0);
+}
+
+/*
+ * Every LuaJIT descriptor has the module check a frame's function (a
+ * GCfunc by its gct, an ffid the build has) and PC (in the function's
+ * code), and carry a builtin's ffid in its word, which names it without
+ * reading the process: the function may be gone by then.
+ */
+static void frames_checked(const char *path, int32_t gct_off, int32_t sizebc_off,
+			   uint8_t last_ffid, unsigned int ffid, const char *name)
+{
+	struct found r = detect(rt_named("luajit"), path);
+	const struct vmstack_vm_desc *d = &r.f.desc;
+	struct vmstack_frame f = { .kind = VMSTACK_FRAME_BUILTIN, .value = ffid };
+	struct vmstack_name_buf b = { 0 };
+
+	CHECK(r.verdict == VMSTACK_DETECT_YES);
+	if (r.verdict != VMSTACK_DETECT_YES)
+		return;
+	CHECK((d->flags & VMSTACK_VM_F_FUNC_CHECK) && (d->flags & VMSTACK_VM_F_PC_CHECK) &&
+	      (d->flags & VMSTACK_VM_F_BUILTIN_KIND));
+	CHECK(d->func_check_off == gct_off && d->func_check_val == 8 &&
+	      d->kind_max == last_ffid && d->pc_size_off == sizebc_off && d->pc_unit == 4);
+	CHECK(vmstack_vm_desc_check(d) == NULL);
+	CHECK(rt_named("luajit")->namer(r.f.build, -1, &f, &b) == 0 &&
+	      !strcmp(b.function, name));
+}
+
+UNIT_TEST(luajit_frames_checked)
+{
+	frames_checked("/usr/bin/luajit", 9, 0xc, 222, 20, "pcall");
+	frames_checked(OPENRESTY_LIB, 9, 0xc, 229, 99, "table.sort");
+	/* 32-bit references: a smaller GC header and GCproto. */
+	frames_checked("/usr/bin/tarantool", 5, 8, 202, 20, "pcall");
 }
 
 /* Two namers standing for two runtimes in one process. */

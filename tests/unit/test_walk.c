@@ -795,7 +795,7 @@ UNIT_TEST(walk_vm_fault_budget)
 	CHECK(w.flags == (VMSTACK_SF_USER_TRUNC | VMSTACK_SF_VM_BROKEN));
 	/* Marker, native frame: the first ones for the state, then the budget. */
 	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 1) && ips[1] == 0x500000);
-	CHECK(ips[VMSTACK_MAX_DEPTH - 2] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 6));
+	CHECK(ips[VMSTACK_MAX_DEPTH - 2] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 7));
 	CHECK(ips[VMSTACK_MAX_DEPTH - 1] == 0x500000 + VMSTACK_MAX_DEPTH / 2 - 2);
 }
 

@@ -25,6 +25,7 @@ const struct vmstack_kind_style vmstack_kind_styles[VMSTACK_NR_FRAME_KINDS] = {
 	[VMSTACK_FRAME_BUILTIN] = { "_[vm]", VMSTACK_CLASS_VM },
 	[VMSTACK_FRAME_JIT] = { "_[j]", VMSTACK_CLASS_JIT },
 	[VMSTACK_FRAME_CUT] = { "_[vm]", VMSTACK_CLASS_VM },
+	[VMSTACK_FRAME_UNVERIFIED] = { "_[vm]", VMSTACK_CLASS_VM },
 };
 
 const struct vmstack_output *vmstack_output_find(const char *name)

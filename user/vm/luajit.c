@@ -182,7 +182,27 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->caller_bp_off = fr->cframe_rbp;
 	d->caller_ra_off = fr->cframe_ret;
 	d->caller_sp_off = (int32_t)fr->cframe_size;
-	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN;
+	d->flags = VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN |
+		   VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
+	/*
+	 * A frame's slot holds its function except while the frame is set
+	 * up or torn down: then a result (table, cdata, string...) may sit
+	 * there, whose byte at fn_ffid is another field (a table's nomm is
+	 * 0xff, a cdata's ctypeid anything), not an ffid. Only a GCfunc
+	 * (gct ~LJ_TFUNC) has one; builtins' ffids end with the build's.
+	 */
+	d->func_check_off = lj->gct;
+	d->func_check_val = fr->gct_func;
+	d->kind_max = lj->nffid && lj->nffid <= 256 ? (uint8_t)(lj->nffid - 1) : 0;
+	/*
+	 * GCfunc.pc (fn_pc) points at a Lua function's bytecode, sizebc
+	 * instructions of 4 bytes, and at a builtin's one pseudo-instruction
+	 * (GG_State.bcff[], bc_cfunc_int): while a frame runs, PC (rbx) is
+	 * past its function's instruction; a return PC is past a CALL in
+	 * its caller's bytecode.
+	 */
+	d->pc_size_off = lj->pt_sizebc;
+	d->pc_unit = 4;
 	if (!fr->gc64)
 		d->flags |= VMSTACK_VM_F_REF32;
 	/* SAVE_NRES < 0: a cframe of lj_vm_cpcall(L, NULL, ...), no Lua frame. */
@@ -358,7 +378,13 @@ static int luajit_name(const void *build, int pid, const struct vmstack_frame *f
 	case VMSTACK_FRAME_JIT:
 		return luajit_trace_name(lj, pid, f->value, out);
 	case VMSTACK_FRAME_BUILTIN:
-		if (read_target(pid, f->value + lj->fn_ffid, &ffid, 1))
+		/*
+		 * The ffid the module read when it sampled (F_BUILTIN_KIND);
+		 * from a module older than ABI 3.6 the function, read now.
+		 */
+		if (f->value < 256)
+			ffid = (uint8_t)f->value;
+		else if (read_target(pid, f->value + lj->fn_ffid, &ffid, 1))
 			return -1;
 		if (ffid < lj->nffid && lj->ffid_names[ffid])
 			snprintf(out->function, sizeof(out->function), "%s", lj->ffid_names[ffid]);

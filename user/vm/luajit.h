@@ -36,6 +36,7 @@ struct luajit_frames {
 	int32_t cframe_rbp, cframe_ret;	/* the C caller's rbp, return address */
 	uint64_t cframe_rawmask;	/* flag bits of a cframe pointer: ~CFRAME_RAWMASK */
 	uint8_t gct_thread, gct_trace;	/* ~LJ_TTHREAD, ~LJ_TTRACE */
+	uint8_t gct_func;		/* ~LJ_TFUNC */
 	uint64_t gcvmask;		/* the pointer in a function slot */
 	/* Lua frames (lj_frame.h), from the slot below the frame's base. */
 	int32_t frame_func, frame_link;	/* the function, the link (type bits or PC) */

@@ -41,7 +41,8 @@ static const struct field fields[] = {
 	F(ar_mask, 0), F(ar_prev_off, 1), F(ar_chain_max, 0),
 	F(jit_link_off, 1), F(jit_root_off, 1), F(jit_side_off, 1), F(jit_near_max, 0),
 	F(jit_anchor_ptr, 0), F(thr_head_off, 1), F(thr_next_off, 1), F(thr_tid_off, 1),
-	F(thr_max, 0), F(kind_word, 0),
+	F(thr_max, 0), F(kind_word, 0), F(func_check_off, 1), F(pc_size_off, 1),
+	F(func_check_val, 0), F(kind_max, 0), F(pc_unit, 0),
 };
 
 /* Fields renamed since texts were first written: the old keys still work. */
@@ -82,6 +83,8 @@ static const struct word flag_words[] = {
 	{ "ar_chain", VMSTACK_VM_F_AR_CHAIN }, { "jit_near", VMSTACK_VM_F_JIT_NEAR },
 	{ "ref32", VMSTACK_VM_F_REF32 }, { "top_ar", VMSTACK_VM_F_TOP_AR },
 	{ "func_ident", VMSTACK_VM_F_FUNC_IDENT }, { "kind_word", VMSTACK_VM_F_KIND_WORD },
+	{ "func_check", VMSTACK_VM_F_FUNC_CHECK }, { "pc_check", VMSTACK_VM_F_PC_CHECK },
+	{ "builtin_kind", VMSTACK_VM_F_BUILTIN_KIND },
 	{ NULL, 0 } };
 
 static int lookup(const struct word *w, const char *s, unsigned int *v)

@@ -65,7 +65,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	5
+#define VMSTACK_ABI_MINOR	6
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -317,6 +317,7 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_OTHER,		/* 3.3: interrupts in another process */
 	VMSTACK_CS_A_UW_LOOKUPS,	/* 3.3: unwind rule lookups */
 	VMSTACK_CS_A_UW_HITS,		/* 3.3: of them, found in the CPU's cache */
+	VMSTACK_CS_A_VM_UNVERIFIED,	/* 3.6: VM stacks with an unverified frame */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
@@ -580,7 +581,39 @@ enum vmstack_vm_reg {
  * and kind_native are unused.
  */
 #define VMSTACK_VM_F_KIND_WORD		(1U << 13)
-#define VMSTACK_VM_F_ALL		((1U << 14) - 1)
+/*
+ * (Since ABI 3.6.) A frame's function is checked before it is shown: the
+ * u8 at function + func_check_off must be func_check_val (the VM's type
+ * tag of function objects), and a builtin's kind must be at most
+ * kind_max (0: any). A slot may hold something else for a moment (a frame
+ * being set up, or torn down with its results stored over its function),
+ * and any other object's byte at kind_off says nothing about builtins.
+ * The top frame of a walk that fails the check is shown as a
+ * VMSTACK_VMW_UNVERIFIED word and the walk goes on by its link; any
+ * other frame that fails it cuts the walk (VMSTACK_VMW_BROKEN).
+ */
+#define VMSTACK_VM_F_FUNC_CHECK		(1U << 14)
+/*
+ * (Since ABI 3.6.) A frame called from script code must be a script
+ * function's whose code holds the return PC: C < PC <= C + n * pc_unit,
+ * where C = *(function + ident_off) (before ident_adj) and n is the u32
+ * at identity + pc_size_off; else the walk is cut. A frame of a hidden
+ * type (hide_types) hands the PC it was called with to the frame below
+ * it (LuaJIT's vararg frames: the same function's). At the sampled
+ * frame, pc_reg equal to the top frame's own link says the frame is being
+ * entered or left (its slot may hold a result already): it is shown
+ * unverified; pc_reg is shown as the top script frame's PC only where it
+ * lies in its code (a VM may keep other things in that register).
+ */
+#define VMSTACK_VM_F_PC_CHECK		(1U << 15)
+/*
+ * (Since ABI 3.6.) A builtin's VMSTACK_VMW_BUILTIN word carries its kind
+ * (the u8 at function + kind_off, < 256, which no function's address
+ * is) instead of the function: named by what it was when sampled, not by
+ * what the memory holds when user space reads it.
+ */
+#define VMSTACK_VM_F_BUILTIN_KIND	(1U << 16)
+#define VMSTACK_VM_F_ALL		((1U << 17) - 1)
 #define VMSTACK_VM_AR_CHAIN_MAX		64
 #define VMSTACK_VM_THREADS_MAX		256
 #define VMSTACK_VM_JIT_NEAR_MAX		32
@@ -693,12 +726,20 @@ struct vmstack_vm_desc {
 	__s32 thr_tid_off;
 	__u32 thr_max;		/* 1..VMSTACK_VM_THREADS_MAX */
 	__u64 kind_word;	/* 3.2: F_KIND_WORD */
-	/* ABI 3.2 ends here; new fields go below (a minor addition). */
+	/* ABI 3.2 ends here. */
+	__s32 func_check_off;	/* 3.6: F_FUNC_CHECK */
+	__s32 pc_size_off;	/* 3.6: F_PC_CHECK */
+	__u8 func_check_val;	/* F_FUNC_CHECK */
+	__u8 kind_max;		/* F_FUNC_CHECK: 0, or the largest builtin kind */
+	__u8 pc_unit;		/* F_PC_CHECK: 1..8 bytes */
+	__u8 pad_3_6[5];	/* 0 */
+	/* ABI 3.6 ends here; new fields go below (a minor addition). */
 };
 /* The struct's size at each minor: modules take from the 3.0 size on. */
 #define VMSTACK_VM_DESC_SIZE_3_0	240
 #define VMSTACK_VM_DESC_SIZE_3_1	248
 #define VMSTACK_VM_DESC_SIZE_3_2	272
+#define VMSTACK_VM_DESC_SIZE_3_6	288
 #define VMSTACK_VM_DESC_MIN_SIZE	VMSTACK_VM_DESC_SIZE_3_0
 #define VMSTACK_VM_DESC_MAX_SIZE	1024
 
@@ -710,8 +751,9 @@ struct vmstack_vm_desc {
  *   bits 61..59  the kind (enum vmstack_vmw_kind)
  *   bits 58..57  the VM: index of its descriptor in the session (VM_ADD
  *                order, from 0)
- *   bits 56..0   the value: a script's identity, a builtin function, a
- *                compiled code object, or why the VM part was cut
+ *   bits 56..0   the value: a script's identity, a builtin function (or
+ *                its kind: F_BUILTIN_KIND), a compiled code object, why
+ *                the VM part was cut, or why a frame is unverified
  * A SCRIPT word is followed by a word holding the frame's PC in the VM (0
  * when unknown).
  */
@@ -720,6 +762,18 @@ enum vmstack_vmw_kind {
 	VMSTACK_VMW_BUILTIN,	/* | function */
 	VMSTACK_VMW_BROKEN,	/* | reason: the VM part is cut here */
 	VMSTACK_VMW_JIT,	/* | compiled code object */
+	/*
+	 * (3.6) | enum vmstack_vmw_unverified: a frame whose function could
+	 * not be verified (F_FUNC_CHECK, F_PC_CHECK); the frames below it go on.
+	 */
+	VMSTACK_VMW_UNVERIFIED,
+};
+
+/* Why a frame is shown as VMSTACK_VMW_UNVERIFIED. */
+enum vmstack_vmw_unverified {
+	VMSTACK_VMU_NOT_FUNC = 1,	/* its slot holds no function */
+	VMSTACK_VMU_KIND,		/* a kind no builtin has */
+	VMSTACK_VMU_EDGE,		/* being entered or left: pc_reg is its link */
 };
 
 #define VMSTACK_VMW_TAG		(1ULL << 62)
@@ -766,6 +820,7 @@ static inline __u64 vmstack_vmw_value(__u64 word)
 #define VMSTACK_SF_BUDGET	(1U << 7)	/* the read or time budget cut the user stack */
 #define VMSTACK_SF_NO_USER	(1U << 8)	/* user stack not read (not dumpable, 32-bit) */
 #define VMSTACK_SF_UNDESCRIBED	(1U << 9)	/* 3.5: not in the set: frame pointers only */
+#define VMSTACK_SF_VM_UNVERIFIED (1U << 10)	/* 3.6: a VM frame is unverified */
 
 struct vmstack_rec_hdr {
 	__u16 type;		/* enum vmstack_rec_type */
