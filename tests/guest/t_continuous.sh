@@ -35,12 +35,16 @@ done
 [ "$rss10" -le $((rss3 + 2048)) ] || fail "memory grew from $rss3 to $rss10 KiB"
 
 # SIGHUP ends an interval at once; SIGTERM writes the last and exits 0.
+# A target of its own: the checks above take as long as go tool pprof does.
 rm -rf $dir
-vmstack-record --every 3600 -o $dir -p $c 2>/tmp/hup.err &
+build/workloads/calltree $((20 * scale)) &
+h=$!
+vmstack-record --every 3600 -o $dir -p $h 2>/tmp/hup.err &
 rec=$!
 sleep $((2 * scale))
 kill -HUP $rec
-wait_until 5 sh -c "ls $dir | grep -q '^vmstack-.*\.pb\.gz$'" || fail "no profile after SIGHUP"
+wait_until 10 sh -c "ls $dir | grep -q '^vmstack-.*\.pb\.gz$'" ||
+	{ cat /tmp/hup.err; kill $c $l $h; fail "no profile after SIGHUP"; }
 sleep $scale
 kill -TERM $rec
 wait $rec || { cat /tmp/hup.err; fail "vmstack-record did not exit 0 on SIGTERM"; }
@@ -57,6 +61,6 @@ vmstack-record --every 1 -p $c 2>/tmp/u.err
 [ $? -eq 2 ] && grep -q "give -o DIR" /tmp/u.err || fail "--every without -o was not a usage error"
 vmstack-record --keep 3 -o /dev/null -p $c 2>/tmp/u.err
 [ $? -eq 2 ] || fail "--keep without --every was not a usage error"
-kill $c $l 2>/dev/null
-wait $c $l 2>/dev/null
+kill $c $l $h 2>/dev/null
+wait $c $l $h 2>/dev/null
 true
