@@ -52,9 +52,11 @@ CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/ab
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
 	     $(filter-out user/unwind/upload.c,$(wildcard user/unwind/*.c))
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
-# The recorder's own parts.
-RECORD_OBJS := $(B)/record.o $(B)/target.o $(B)/rotate.o $(B)/command.o $(B)/cli.o \
-	       $(B)/unwind/upload.o
+# The recorder's own parts: its layers in user/record/ (record.h), the
+# unwind rules' upload, and the option table's reader it shares with the
+# other tools.
+RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
+	       $(B)/unwind/upload.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.

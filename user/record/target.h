@@ -29,7 +29,7 @@ struct vmstack_target {
 	struct vmstack_symbolizer *sym;
 	struct vmstack_vm_attach vms;
 	char vm_file[64];	/* what it registers with libvmstack */
-	void *owner;		/* the recording, for callbacks */
+	void *owner;		/* its set (record/targets.h), for callbacks */
 };
 
 /* Open @t on process @pid (pidfd, symbolizer, name, cgroup). */
@@ -42,6 +42,10 @@ int vmstack_target_gone(struct vmstack_target *t);
 
 /* Process @pid's cgroup v2 path ("/a/b") into @buf; 0, or -1 if none. */
 int vmstack_target_cgroup(int pid, char *buf, size_t len);
+/* --cgroup's directory: a relative path is under the unified hierarchy's mount. */
+void vmstack_cgroup_dir(const char *arg, char *buf, size_t len);
+/* Is cgroup @cg (as /proc/PID/cgroup names it) @dir or below it? */
+int vmstack_cgroup_within(const char *cg, const char *dir);
 /* Up to @max processes running or runnable now (state R), by reading /proc. */
 size_t vmstack_procs_running(int *pids, size_t max);
 

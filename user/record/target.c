@@ -53,6 +53,18 @@ int vmstack_target_cgroup(int pid, char *buf, size_t len)
 	return found ? 0 : -1;
 }
 
+void vmstack_cgroup_dir(const char *arg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", arg[0] == '/' ? "" : "/sys/fs/cgroup/", arg);
+}
+
+int vmstack_cgroup_within(const char *cg, const char *dir)
+{
+	size_t k = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(cg, dir, k) && (cg[k] == '/' || !cg[k]));
+}
+
 /*
  * /proc/PID/stat from its state on (field 3), in @buf; NULL if unreadable.
  * The name before it may hold spaces and parentheses: it ends at the

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The recorder's clocks, in seconds. */
+#ifndef VMSTACK_RECORD_CLOCK_H
+#define VMSTACK_RECORD_CLOCK_H
+
+#include <time.h>
+
+/* Intervals, refresh times, -d: immune to the wall clock's steps. */
+static inline double record_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The clock of a process's start time in /proc (it counts suspend). */
+static inline double record_boottime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#endif

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Samples in: each CPU's ring drained, each record counted into the
+ * interval's stacks, and a new stack looked at while what it names still
+ * exists (record.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "record.h"
+#include "ring_reader.h"
+#include "symbols.h"
+
+void record_intake_init(struct recording *r)
+{
+	vmstack_stacks_init(&r->interval.stacks, r->o->per_thread);
+	vmstack_threads_init(&r->interval.threads);
+}
+
+static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
+{
+	struct recording *r = arg;
+	const struct vmstack_stack *st;
+	const struct vmstack_frame *f;
+	struct vmstack_target *t;
+	unsigned int i;
+
+	/* Thread names: for --per-thread's labels and raw files only. */
+	if (r->o->per_thread || r->o->raw)
+		vmstack_threads_note(&r->interval.threads, (int)rec->pid, rec->tid);
+	r->undescribed += !!(rec->hdr.flags & VMSTACK_SF_UNDESCRIBED);
+	if (r->o->raw)
+		vmstack_raw_append(&r->raw, rec);
+	/*
+	 * A stack seen before was looked at then: its VM words are named
+	 * and its mappings known or looked for. A new one: VM objects may
+	 * be freed soon, so name its VM frames now; code in a mapping not
+	 * read yet (dlopen) should have its unwind rules reach the module
+	 * now, not at the next periodic refresh.
+	 */
+	if (!vmstack_stacks_add(&r->interval.stacks, rec))
+		return;
+	t = record_targets_of_sample(&r->targets, (int)rec->pid);
+	if (!t)
+		return;
+	st = r->interval.stacks.added;
+	for (i = 0, f = st->frames; i < st->nframes; i++, f++)
+		if (vmstack_frame_is_vm(f->kind))
+			vmstack_symbolizer_note_vm(t->sym, f);
+		else if (f->kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
+			 !vmstack_symbolizer_knows(t->sym, f->value))
+			t->maps_stale = 1;
+}
+
+void record_drain(struct recording *r)
+{
+	struct record_session *s = &r->session;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < s->started.nr_cpus; cpu++)
+		if (vmstack_ring_drain(&s->rings[cpu], on_sample, r) < 0 && !s->ring_broken) {
+			s->ring_broken = 1;
+			fprintf(stderr, TOOL ": ring of CPU %u is corrupt; its samples are lost\n",
+				cpu);
+		}
+}
+
+void record_intake_free(struct recording *r)
+{
+	if (r->interval.stacks.slots)
+		vmstack_stacks_free(&r->interval.stacks);
+	vmstack_threads_free(&r->interval.threads);
+	free(r->raw.data);
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The recorder's session with vmstack.ko (session.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "ring_reader.h"
+#include "session.h"
+#include "target.h"
+#include "util.h"
+
+int record_session_connect(struct record_session *s)
+{
+	char msg[256];
+
+	s->started.fd = -1;
+	if (vmstack_nl_connect(&s->nl, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": %s\n", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The other -p processes join the session: each needs the same right to
+ * be read as the first, and a module of ABI 3.4 or later.
+ */
+static int add_targets(struct record_session *s, const struct record_options *o)
+{
+	char msg[256];
+	size_t i;
+	int err;
+
+	for (i = 1; i < o->npids; i++) {
+		err = vmstack_nl_target_add(s->nl, s->started.fd, (uint32_t)o->pids[i],
+					    msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, TOOL ": PID %d: %s\n", o->pids[i], msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * kernel.perf_event_max_sample_rate, 0 if it cannot be read. perf's tool
+ * lowers its rate to it as perf_event_open() refuses a higher one; the
+ * module's events are held to it by perf's throttle, per tick.
+ */
+static unsigned int max_sample_rate(void)
+{
+	char *text = read_file("/proc/sys/kernel/perf_event_max_sample_rate", 32);
+	unsigned long v = text ? strtoul(text, NULL, 10) : 0;
+
+	free(text);
+	return v > UINT_MAX ? 0 : (unsigned int)v;
+}
+
+int record_session_start(struct record_session *s, const struct record_options *o)
+{
+	struct vmstack_start_req req = {
+		.pid = (uint32_t)o->pids[0], .all = o->all, .children = o->children, .freq = o->freq, .event = o->event,
+		.stacks = o->kernel ? VMSTACK_STACK_ALL : VMSTACK_STACK_USER,
+		.max_depth = o->max_depth, .ring_pages = o->ring_pages,
+		/* Unwind rules first, then samples. */
+		.paused = 1,
+		/*
+		 * A command is one thread held before exec until sampling
+		 * starts: one event its threads inherit, so CPUs where it
+		 * does not run take no interrupts (a running process gets one
+		 * event per CPU: its threads cannot be caught without a race).
+		 */
+		.task_events = o->cmd != NULL,
+	};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char msg[256], path[4096];
+	unsigned int max_rate;
+	int err;
+
+	if (o->cgroup) {
+		vmstack_cgroup_dir(o->cgroup, path, sizeof(path));
+		req.cgroup = 1;
+		req.cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (req.cgroup_fd < 0) {
+			fprintf(stderr, TOOL ": cannot open cgroup %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	max_rate = max_sample_rate();
+	if (max_rate && req.freq > max_rate)
+		req.freq = max_rate;
+	err = vmstack_nl_session_start(s->nl, &req, &s->started, msg, sizeof(msg));
+	if (o->cgroup)
+		close(req.cgroup_fd);
+	if (err == -EPERM)
+		fprintf(stderr, TOOL ": permission denied: %s (run as root)\n", msg);
+	else if (err == -ESRCH)
+		fprintf(stderr, TOOL ": PID %d: %s\n", o->pids[0], msg);
+	else if (err)
+		fprintf(stderr, TOOL ": cannot start a session: %s\n", msg);
+	if (err || add_targets(s, o))
+		return -1;
+	if (s->started.freq < o->freq)
+		fprintf(stderr, TOOL ": -F %u is above kernel.perf_event_max_sample_rate: sampling at %u Hz\n",
+			o->freq, s->started.freq);
+	s->area_size = (size_t)s->started.nr_cpus * (s->started.ring_pages + 1) * page;
+	s->area = mmap(NULL, s->area_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s->started.fd, 0);
+	if (s->area == MAP_FAILED) {
+		s->area = NULL;
+		fprintf(stderr, TOOL ": cannot map the ring buffers: %s\n", strerror(errno));
+		return -1;
+	}
+	s->rings = xcalloc(s->started.nr_cpus, sizeof(*s->rings));
+	vmstack_ring_views(s->area, s->started.nr_cpus, s->started.ring_pages, page, s->rings);
+	return 0;
+}
+
+int record_session_resume(struct record_session *s)
+{
+	char msg[256];
+
+	if (vmstack_nl_session_resume(s->nl, s->started.fd, msg, sizeof(msg))) {
+		fprintf(stderr, TOOL ": cannot start sampling: %s\n", msg);
+		return -1;
+	}
+	return 0;
+}
+
+void record_session_stop(struct record_session *s)
+{
+	char msg[256];
+
+	vmstack_nl_session_stop(s->nl, s->started.fd, msg, sizeof(msg));
+}
+
+void record_session_counts(struct record_session *s, struct vmstack_cpu_counts *sum,
+			   uint64_t *hist)
+{
+	char msg[256];
+
+	if (vmstack_nl_session_stats(s->nl, s->started.fd, sum, hist, msg, sizeof(msg)))
+		memset(sum, 0, sizeof(*sum));
+}
+
+void record_session_end(struct record_session *s)
+{
+	if (s->area)
+		munmap(s->area, s->area_size);
+	if (s->started.fd >= 0)
+		close(s->started.fd);
+	free(s->rings);
+	s->area = NULL;
+	s->started.fd = -1;
+	s->rings = NULL;
+}
+
+void record_session_disconnect(struct record_session *s)
+{
+	vmstack_nl_close(s->nl);
+	s->nl = NULL;
+}
