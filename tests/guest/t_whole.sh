@@ -132,6 +132,17 @@ note "--children: calltree $chc samples ($chh in hot_three), luajit $chl ($chv w
 [ $((100 * chv / chl)) -ge 85 ] || { cleanup; fail "--children: Lua frames in under 85% of luajit's samples"; }
 [ $((100 * chh / chc)) -ge 55 ] || { cleanup; fail "--children: calltree's hot_three under 55%"; }
 
+# --children ended by -d while the command runs, a child of it exited:
+# the command is ended too, not waited for (a child's exit was taken for
+# the command's). It execs sleep: no process of it outlives the test.
+chd_start=$(date +%s)
+vmstack-record --children -q -d $((2 * scale)) -o /tmp/chd.folded -- sh -c \
+	"build/workloads/calltree $scale; exec sleep $((60 * scale))" 2>/tmp/chd.err ||
+	{ cat /tmp/chd.err; cleanup; fail "vmstack-record --children -d failed"; }
+took=$(($(date +%s) - chd_start))
+note "--children -d $((2 * scale)), a child exited: the recorder ended after $took s"
+[ $took -le $((12 * scale)) ] || { cleanup; fail "--children -d: the recorder waited $took s for its command"; }
+
 # Continuous over a minute of churn: rotated profiles, memory flat.
 dir=/tmp/whole-cont
 rm -rf $dir

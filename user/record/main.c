@@ -55,8 +55,13 @@ static int release_command(const struct record_options *o, struct vmstack_comman
 	return 0;
 }
 
-/* A command we started: ended if it still runs, reaped either way. */
-static void end_command(const struct vmstack_command *cmd, int running, size_t exited)
+/*
+ * A command we started: ended if it still runs, reaped either way. Its
+ * own exit counts, not a child's (--children): the count of exited
+ * targets took a child's for it, and the recorder waited for a command
+ * it never ended.
+ */
+static void end_command(const struct vmstack_command *cmd, int running, int exited)
 {
 	int status;
 
@@ -122,8 +127,7 @@ out_targets:
 out_session:
 	record_session_end(&r.session);
 out_command:
-	/* Exits the targets counted (their count outlives them). */
-	end_command(&cmd, running, r.targets.nexited);
+	end_command(&cmd, running, r.targets.command_exited);
 out_connection:
 	record_session_disconnect(&r.session);
 	return err ? 1 : 0;
