@@ -8,6 +8,7 @@
 #include "attach.h"
 #include "symbols.h"
 #include "text.h"
+#include "unwalked.h"
 #include "util.h"
 
 /* Hand @d to the module; from now on VM a->n is named by @rt's namer. */
@@ -40,6 +41,7 @@ void vmstack_vm_attach_map(struct vmstack_vm_attach *a, const struct vmstack_map
 	const struct vmstack_runtime *const *rt;
 	struct vmstack_vm_found f;
 	char why[256];
+	int i;
 
 	if (!a->detect)
 		return;
@@ -61,13 +63,22 @@ void vmstack_vm_attach_map(struct vmstack_vm_attach *a, const struct vmstack_map
 			return;
 		case VMSTACK_DETECT_UNKNOWN:
 			if (!(a->unknown_said & bit))
-				fprintf(stderr, "%s: %s in %s: %s; its frames are not merged (native stacks only)\n",
-					a->tool, (*rt)->label, m->path, why);
+				fprintf(stderr, "%s: %s in %s (pid %d): %s; its frames are not merged (native stacks only)\n",
+					a->tool, (*rt)->label, m->path, a->pid, why);
 			a->unknown_said |= bit;
 			return;
 		case VMSTACK_DETECT_NO:
 			break;
 		}
+	}
+	/* Not a runtime vmstack walks: one it knows of is named all the same. */
+	if (a->only)
+		return;
+	i = vmstack_vm_unwalked(m, why, sizeof(why));
+	if (i >= 0 && !(a->unwalked_said & (1U << i))) {
+		fprintf(stderr, "%s: %s in %s (pid %d): a runtime vmstack does not walk yet; its frames are not merged (native stacks only)\n",
+			a->tool, why, m->path, a->pid);
+		a->unwalked_said |= 1U << i;
 	}
 }
 

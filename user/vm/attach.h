@@ -34,6 +34,7 @@ struct vmstack_vm_attach {
 	char label[256];		/* their builds' names, for the summary */
 	int text_blocks;		/* of the target's file; -1: ignored */
 	unsigned int unknown_said;	/* runtimes whose unknown build was reported */
+	unsigned int unwalked_said;	/* unwalked.c's rows reported */
 	struct {
 		const struct vmstack_runtime *rt;
 		const void *build;

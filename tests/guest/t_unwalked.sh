@@ -1,0 +1,39 @@
+# A runtime vmstack recognises but does not walk is named, with its file,
+# its version and the process, and the process is still profiled with
+# native stacks: Lua 5.1 to 5.3 (Redis's own 5.1 too), Ruby, PHP, and a
+# CPython version without a layout.
+. tests/guest/lib.sh
+cd /tmp || exit 1
+# expect_named WHAT FILE CMD...: a recording of CMD says WHAT in FILE.
+expect_named() {
+	local what=$1 file=$2 pid n
+	shift 2
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep $scale
+	vmstack-record -p $pid -d $scale -o /tmp/unw.folded 2>/tmp/unw.err
+	rc=$?
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	cat /tmp/unw.err
+	[ $rc -eq 0 ] || fail "$1: the recording failed"
+	grep -F "in $file (pid $pid): " /tmp/unw.err | grep -F "$what" |
+		grep -q 'its frames are not merged (native stacks only)' ||
+		fail "$* was not named as $what in $file"
+	n=$(stack_count /tmp/unw.folded '')
+	[ "$n" -gt 20 ] || fail "$*: only $n native samples"
+}
+spin_lua='local x = 0 while true do x = x + 1 end'
+expect_named 'Lua 5.1.5' /usr/bin/lua5.1 lua5.1 -e "$spin_lua"
+expect_named 'Lua 5.2.4' /usr/bin/lua5.2 lua5.2 -e "$spin_lua"
+expect_named 'Lua 5.3.6' /usr/bin/lua5.3 lua5.3 -e "$spin_lua"
+expect_named 'Ruby 3.1.2' /usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1 ruby3.1 -e 'x = 0; loop { x += 1 }'
+expect_named 'PHP 8.2' /usr/bin/php8.2 php8.2 -r '$x = 0; while (true) { $x++; }'
+expect_named 'Lua 5.1.5' /usr/bin/redis-check-rdb redis-server --port 0 --save '' --appendonly no
+py39=$(ls /root/.pyenv/versions/3.9.*/lib/libpython3.9.so.1.0 2>/dev/null | head -1)
+if [ -n "$py39" ]; then
+	expect_named 'CPython older than 3.11' "$py39" "${py39%/lib/*}/bin/python3.9" -c 'while True: pass'
+else
+	note "no pyenv CPython 3.9 here: that case not run"
+fi
+true

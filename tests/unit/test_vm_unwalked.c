@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interpreters vmstack does not walk are recognised in the installed
+ * files and named with their version: PUC Lua 5.1-5.3 (Redis's own 5.1
+ * too), Ruby, PHP; the runtimes it walks, and plain programs, are not.
+ * (CPython before 3.11, in pyenv's builds: t_unwalked.sh.)
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+#include "unit.h"
+#include "vm/unwalked.h"
+
+/* What unwalked.c says of @path: its row, @what named. */
+static int unwalked(const char *path, char *what, size_t len)
+{
+	struct vmstack_symtab t = { .fd = -1 };
+	struct vmstack_map m = { .start = 0x10000000, .end = 0x20000000 };
+	int fd = open(path, O_RDONLY), row = -2;
+
+	*what = 0;
+	CHECK(fd >= 0);
+	if (fd < 0 || vmstack_symtab_load_elf(&t, fd, NULL))
+		return row;
+	m.path = (char *)path;
+	m.symtab = &t;
+	row = vmstack_vm_unwalked(&m, what, len);
+	vmstack_symtab_free(&t);
+	return row;
+}
+
+UNIT_TEST(vm_unwalked_named)
+{
+	static const struct {
+		const char *path, *what;
+	} named[] = {
+		{ "/usr/bin/lua5.1", "Lua 5.1.5" },
+		{ "/usr/bin/lua5.2", "Lua 5.2.4" },
+		{ "/usr/lib/x86_64-linux-gnu/liblua5.3.so.0", "Lua 5.3.6" },
+		{ "/usr/bin/redis-check-rdb", "Lua 5.1.5" },	/* redis-server's file */
+		{ "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1", "Ruby 3.1.2" },
+		{ "/usr/bin/php8.2", "PHP 8.2." },
+	};
+	static const char *const not_named[] = {
+		"/usr/bin/lua5.4", "/usr/lib/x86_64-linux-gnu/liblua5.4.so.0",
+		"/usr/bin/luajit", "/usr/bin/python3.11", "/bin/sh",
+	};
+	char what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(named) / sizeof(*named); i++) {
+		CHECK(unwalked(named[i].path, what, sizeof(what)) >= 0);
+		CHECK(!strncmp(what, named[i].what, strlen(named[i].what)));
+	}
+	for (i = 0; i < sizeof(not_named) / sizeof(*not_named); i++)
+		CHECK(unwalked(not_named[i], what, sizeof(what)) == -1);
+}
