@@ -64,6 +64,7 @@ WALK_SRCS := module/unwind_user.c module/vm_walk.c module/vm_frame.c module/uw_r
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
+	     $(B)/workloads/cxxtree \
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
 
 # What users install (make install): the tools and libvmstack.
@@ -154,6 +155,12 @@ $(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 $(B)/workloads/calltree-nofp: tests/workloads/calltree.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf $< -o $@
+
+# A C++ program whose functions' demangled names are known (classes,
+# overloads, a template, a lambda); -O0 as above.
+$(B)/workloads/cxxtree: tests/workloads/cxxtree.cc Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CXX) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
 
 # The library dlchurn loads copies of: no frame pointers, rules only.
 $(B)/workloads/libdlspin.so: tests/workloads/dlspin/dlspin.c Makefile | $(B)
