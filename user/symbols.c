@@ -969,7 +969,7 @@ static struct line_entry *line_fill(struct vmstack_symbolizer *s,
 {
 	struct vmstack_line_frame f[VMSTACK_MAX_INLINE];
 	struct vmstack_name v[VMSTACK_MAX_INLINE];
-	char buf[LINE_NAME_LEN];
+	char buf[LINE_NAME_LEN], *d[VMSTACK_MAX_INLINE] = { NULL };
 	struct line_entry *e;
 	int i, n = 0;
 
@@ -989,14 +989,24 @@ static struct line_entry *line_fill(struct vmstack_symbolizer *s,
 		v[i] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE,
 			.function = f[i].func ? f[i].func : "[unknown]", .file = "",
 			.flags = f[i].inlined ? VMSTACK_NAME_INLINED : 0 };
+		/*
+		 * A C++ or Rust function inlined is named as its symbol would
+		 * be (DWARF's name is "loop" for tarantool::fiber::loop()).
+		 */
+		if (f[i].linkage && s->mangled)
+			v[i].function = f[i].linkage;
+		else if (f[i].linkage && (d[i] = vmstack_demangle(f[i].linkage)))
+			v[i].function = d[i];
 		line_at(&v[i], &f[i]);
 	}
 	n = n ? n : 1;
 	/* Copies: libdw's strings live as long as the file's DWARF, the name not even that. */
 	e = line_new(s, tab, vaddr);
 	e->names = xmalloc((size_t)n * sizeof(*e->names));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		e->names[i] = vmstack_name_dup(&v[i]);
+		free(d[i]);
+	}
 	e->n = (size_t)n;
 	return e;
 }

@@ -201,3 +201,72 @@ UNIT_TEST(demangle_profile_whole_names)
 	free(text);
 	vmstack_symbolizer_free(s);
 }
+
+/* A C++ method inlined into another, built here: an -O2 build's DWARF. */
+static const char inline_src[] =
+	"volatile unsigned long sink;\n"
+	"namespace app {\n"
+	"struct Engine {\n"
+	"	__attribute__((always_inline)) void step(int n) { for (int i = 0; i < n; i++) sink += i * 3; }\n"
+	"	void run(double s);\n"
+	"};\n"
+	"void Engine::run(double s) { step((int)s); step((int)s + 7); }\n"
+	"}\n"
+	"int main() { app::Engine e; e.run(3); }\n";
+
+/*
+ * The inlined frame (--lines) at some address of the outer function's
+ * code, whose own frame is @outer: its name, or "" if no address has one.
+ */
+static void inlined_name(struct vmstack_symbolizer *s, uint64_t map, uint64_t addr,
+			 uint64_t size, const char *outer, char *name, size_t len)
+{
+	struct vmstack_name names[VMSTACK_MAX_INLINE];
+	uint64_t a;
+
+	*name = 0;
+	for (a = addr; a < addr + size && !*name; a++)
+		if (vmstack_symbolize_user_lines(s, map + a, 0, names, VMSTACK_MAX_INLINE) == 2 &&
+		    !strcmp(names[0].function, outer) && (names[1].flags & VMSTACK_NAME_INLINED))
+			snprintf(name, len, "%s", names[1].function);
+}
+
+/* With --lines, a C++ function inlined is named whole too, as its symbol would be. */
+UNIT_TEST(demangle_inlined_frames)
+{
+	char dir[] = "/tmp/vmstack-unit-XXXXXX", src[64], bin[64], cmd[256], name[128];
+	const uint64_t map = 0x10000000;
+	unsigned long long addr = 0, size = 0;
+	struct vmstack_symbolizer *s;
+	char *maps;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(src, sizeof(src), "%s/inl.cc", dir);
+	snprintf(bin, sizeof(bin), "%s/inl", dir);
+	f = fopen(src, "w");
+	CHECK(f && fputs(inline_src, f) >= 0);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "g++ -O2 -g -o %s %s && nm -S %s | grep ' _ZN3app6Engine3runEd$'",
+		 bin, src, bin);
+	f = popen(cmd, "r");
+	CHECK(f && fscanf(f, "%llx %llx", &addr, &size) == 2 && size);
+	pclose(f);
+	/* Mapped whole from offset 0: an address is the file's (as a PIE's code is). */
+	s = vmstack_symbolizer_new(getpid());
+	CHECK(asprintf(&maps, "%llx-%llx r-xp 00000000 00:00 1 %s\n", (unsigned long long)map,
+		       (unsigned long long)map + 0x100000, bin) > 0);
+	f = fmemopen(maps, strlen(maps), "r");
+	CHECK(vmstack_symbolizer_add_maps(s, f) == 1);
+	fclose(f);
+	inlined_name(s, map, addr, size, "app::Engine::run(double)", name, sizeof(name));
+	CHECK(!strcmp(name, "app::Engine::step(int)"));
+	vmstack_symbolizer_demangle(s, false);
+	inlined_name(s, map, addr, size, "_ZN3app6Engine3runEd", name, sizeof(name));
+	CHECK(!strcmp(name, "_ZN3app6Engine4stepEi"));
+	vmstack_symbolizer_free(s);
+	free(maps);
+	unlink(bin);
+	unlink(src);
+	rmdir(dir);
+}
