@@ -39,8 +39,9 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer
 CPPFLAGS += -Iinclude/uapi -Iuser $(shell pkg-config --cflags libnl-genl-3.0)
 LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
-# What CORE_OBJS link with: libdw and libelf (symbols, CFI), zlib (pprof).
-LDLIBS_CORE := -ldw -lelf -lz
+# What CORE_OBJS link with: libdw and libelf (symbols, CFI), zlib (pprof),
+# libiberty (demangling; a static library only).
+LDLIBS_CORE := -ldw -lelf -lz -liberty
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 # One file per VM runtime in user/vm/, one per output format in user/output/;
@@ -48,7 +49,7 @@ LDLIBS_CORE := -ldw -lelf -lz
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/abi.c \
 	     user/frame.c user/profile.c user/raw_file.c user/threads.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
-	     user/debuginfo.c user/lines.c \
+	     user/debuginfo.c user/lines.c user/demangle.c \
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
 	     $(filter-out user/unwind/upload.c,$(wildcard user/unwind/*.c))
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
@@ -65,6 +66,7 @@ WALK_SRCS := module/unwind_user.c module/vm_walk.c module/vm_frame.c module/uw_r
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
+	     $(B)/workloads/cxxtree \
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
 
 # What users install (make install): the tools and libvmstack.
@@ -155,6 +157,12 @@ $(B)/workloads/%: tests/workloads/%.c Makefile | $(B)
 $(B)/workloads/calltree-nofp: tests/workloads/calltree.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-icf $< -o $@
+
+# A C++ program whose functions' demangled names are known (classes,
+# overloads, a template, a lambda); -O0 as above.
+$(B)/workloads/cxxtree: tests/workloads/cxxtree.cc Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CXX) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
 
 # The library dlchurn loads copies of: no frame pointers, rules only.
 $(B)/workloads/libdlspin.so: tests/workloads/dlspin/dlspin.c Makefile | $(B)

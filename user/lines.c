@@ -98,12 +98,12 @@ static int is_function(Dwarf_Die *die)
 	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
-static const char *die_name(Dwarf_Die *die)
+/* An inlined instance's names are its abstract origin's (or its declaration's). */
+static const char *die_name(Dwarf_Die *die, unsigned int at)
 {
 	Dwarf_Attribute a;
 
-	/* An inlined instance's name is its abstract origin's. */
-	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	return dwarf_formstring(dwarf_attr_integrate(die, at, &a));
 }
 
 /* Where inlined instance @die was called from: file and line in its caller. */
@@ -154,7 +154,8 @@ int vmstack_lines_at(struct vmstack_lines *l, uint64_t pc,
 	for (i = 0; i < n && m < (int)(sizeof(chain) / sizeof(chain[0])) - 1; i++) {
 		if (!is_function(&scopes[i]))
 			continue;
-		chain[m].func = die_name(&scopes[i]);
+		chain[m].func = die_name(&scopes[i], DW_AT_name);
+		chain[m].linkage = die_name(&scopes[i], DW_AT_linkage_name);
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			break;
 		chain[m].inlined = 1;

@@ -14,6 +14,7 @@ struct vmstack_lines;
 /* One function at an address, as the line table and scopes give it. */
 struct vmstack_line_frame {
 	const char *func;	/* DWARF's name; NULL if none */
+	const char *linkage;	/* its symbol's name (C++, Rust: mangled); NULL if none */
 	const char *file;	/* NULL if unknown */
 	int line;		/* 0 if unknown */
 	int inlined;		/* inlined into the frame before it */

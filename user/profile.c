@@ -272,6 +272,7 @@ void vmstack_profile_name(struct vmstack_profile *p,
 	char name[NAME_LEN];
 	size_t i;
 
+	vmstack_symbolizer_demangle(sym, !o->no_demangle);
 	for (i = 0; i < st->nslots; i++) {
 		const struct vmstack_stack *s = st->slots[i];
 		uint32_t n_ids = 0, nl = 0, nk = 0, k;

@@ -107,13 +107,15 @@ struct vmstack_name_opts {
 	int per_thread;		/* root COMM/TID, stacks by thread */
 	const struct vmstack_threads *threads;	/* thread names, or NULL */
 	int lines;		/* native frames with source lines and inlined calls */
+	int no_demangle;	/* native names as their files spell them */
 };
 
 /*
  * Name every stack of @st (of process @o->pid) with @sym: the root frame, user frames
  * outermost first, then kernel frames. With @o->lines a native frame
  * becomes its function and the functions inlined there, with their source
- * lines (vmstack_symbolize_user_lines).
+ * lines (vmstack_symbolize_user_lines). Native names are demangled
+ * unless @o->no_demangle.
  */
 void vmstack_profile_name(struct vmstack_profile *p,
 			  const struct vmstack_stacks *st,

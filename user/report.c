@@ -12,7 +12,7 @@
 
 #define TOOL "vmstack-report"
 
-enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD, OPT_INVERTED, OPT_LINES };
+enum { OPT_FORMAT = CLI_LONG_ONLY, OPT_PER_THREAD, OPT_INVERTED, OPT_LINES, OPT_NO_DEMANGLE };
 
 static const struct cli_option options[] = {
 	{ "input", 'i', "FILE", "the raw recording" },
@@ -24,12 +24,15 @@ static const struct cli_option options[] = {
 	  "leaf: leaf functions on the top row, callers below" },
 	{ "lines", OPT_LINES, NULL, "native frames as \"func (file.c:LINE)\", and a frame\n"
 	  "for each call inlined there (DWARF: the file's or\nits separate debug file's)" },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, "native functions' names as their files spell them\n"
+	  "(C++'s and Rust's are demangled: \"ns::f(int)\")" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli report_cli = {
 	.tool = TOOL,
-	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread] [--inverted] [--lines]",
+	.usage = "-i RAWFILE [-o FILE] [--format FORMAT] [--per-thread] [--inverted] [--lines]"
+		 " [--no-demangle]",
 	.about = "Name and collapse the samples of a raw recording (vmstack-record --raw).\n"
 		 "The files it mapped must still be there to be named.",
 	.options = options,
@@ -43,7 +46,7 @@ struct settings {
 	const struct vmstack_output *format;
 	int per_thread;
 	struct vmstack_output_opts oo;
-	int lines;
+	int lines, no_demangle;
 };
 
 static int set_option(void *arg, int key, const char *val)
@@ -71,6 +74,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_LINES:
 		s->lines = 1;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		s->no_demangle = 1;
 		return 0;
 	}
 	return -1;
@@ -117,7 +123,7 @@ int main(int argc, char **argv)
 	vmstack_profile_init(&p);
 	vmstack_profile_name(&p, &st, raw.sym, &(struct vmstack_name_opts){
 		.comm = raw.head.comm, .per_thread = s.per_thread, .threads = &raw.threads,
-		.lines = s.lines });
+		.lines = s.lines, .no_demangle = s.no_demangle });
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "debuginfo.h"
+#include "demangle.h"
 #include "elf_facts.h"
 #include "lines.h"
 #include "symbols.h"
@@ -338,6 +339,12 @@ const struct vmstack_cfi_table *vmstack_symtab_cfi(struct vmstack_symtab *t)
 
 void vmstack_symtab_free(struct vmstack_symtab *t)
 {
+	size_t i;
+
+	for (i = 0; t->shown && i < t->n; i++)
+		if (t->shown[i] != t->syms[i].name)
+			free((char *)t->shown[i]);
+	free(t->shown);
 	if (t->cfi) {
 		vmstack_cfi_free(t->cfi);
 		free(t->cfi);
@@ -448,7 +455,31 @@ struct vmstack_symbolizer {
 	struct line_entry *lines;
 	size_t lines_nslots, lines_n;
 	char line_buf[LINE_NAME_LEN];	/* a frame not in a file: not kept */
+	bool mangled;		/* --no-demangle */
 };
+
+/* Forget the frames with lines found so far (named another way now). */
+static void lines_drop(struct vmstack_symbolizer *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->lines_nslots; i++) {
+		for (k = 0; k < s->lines[i].n; k++)
+			vmstack_name_free(&s->lines[i].names[k]);
+		free(s->lines[i].names);
+	}
+	free(s->lines);
+	s->lines = NULL;
+	s->lines_nslots = s->lines_n = 0;
+}
+
+void vmstack_symbolizer_demangle(struct vmstack_symbolizer *s, bool on)
+{
+	if (s->mangled == !on)
+		return;
+	s->mangled = !on;
+	lines_drop(s);
+}
 
 void vmstack_symbolizer_set_vm_namer(struct vmstack_symbolizer *s,
 				     unsigned int vm,
@@ -800,8 +831,44 @@ static const char *base_name(const char *path)
 	return p ? p + 1 : path;
 }
 
-const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
-				   int ret, char *buf, size_t len)
+/*
+ * @sym's name as frames show it: its symbol version cut (a .symtab's
+ * memcpy@@GLIBC_2.14 is memcpy) and demangled. Made the first time a
+ * frame is named by it and kept with its file's table, shared by every
+ * process that maps the file: a profile names its symbols once per
+ * distinct stack, and most of a file's never.
+ */
+static const char *shown_name(struct vmstack_symtab *t, const struct vmstack_sym *sym)
+{
+	size_t i = (size_t)(sym - t->syms), k = strcspn(sym->name, "@");
+	const char *name = sym->name;
+	char *cut = NULL, *d;
+
+	if (!t->shown)
+		t->shown = xcalloc(t->n, sizeof(*t->shown));
+	if (t->shown[i])
+		return t->shown[i];
+	if (name[k]) {
+		cut = xmalloc(k + 1);
+		memcpy(cut, name, k);
+		cut[k] = 0;
+		name = cut;
+	}
+	d = vmstack_demangle(name);
+	if (d) {
+		free(cut);
+		name = d;
+	}
+	t->shown[i] = name;
+	return name;
+}
+
+/*
+ * The name of user address @addr: a symbol's (not cut: a C++ function's
+ * can be thousands of bytes), or one made in @buf.
+ */
+static const char *user_name(struct vmstack_symbolizer *s, uint64_t addr,
+			     int ret, char *buf, size_t len)
 {
 	uint64_t pc = ret ? addr - 1 : addr, vaddr;
 	const struct vmstack_sym *sym;
@@ -818,7 +885,10 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 		if (vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr))
 			vaddr = pc - m->start + m->offset;
 		else if ((sym = vmstack_symtab_find(tab, vaddr))) {
-			/* A .symtab's versioned names: memcpy@@GLIBC_2.14 is memcpy. */
+			if (!s->mangled)
+				return shown_name(tab, sym);
+			if (!sym->name[strcspn(sym->name, "@")])
+				return sym->name;
 			snprintf(buf, len, "%.*s", (int)strcspn(sym->name, "@"), sym->name);
 			return buf;
 		}
@@ -826,15 +896,23 @@ const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 		return buf;
 	}
 	sym = s->perf_map.loaded ? vmstack_symtab_find(&s->perf_map, pc) : NULL;
-	if (sym && (!m || m->path[0] != '/')) {
-		snprintf(buf, len, "%s", sym->name);
-		return buf;
-	}
+	if (sym && (!m || m->path[0] != '/'))
+		return sym->name;
 	if (m && m->path[0])
 		snprintf(buf, len, "%s+0x%" PRIx64, m->path,
 			 pc - m->start + m->offset);
 	else
 		snprintf(buf, len, "[unknown]");
+	return buf;
+}
+
+const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
+				   int ret, char *buf, size_t len)
+{
+	const char *name = user_name(s, addr, ret, buf, len);
+
+	if (name != buf)
+		snprintf(buf, len, "%s", name);
 	return buf;
 }
 
@@ -891,7 +969,7 @@ static struct line_entry *line_fill(struct vmstack_symbolizer *s,
 {
 	struct vmstack_line_frame f[VMSTACK_MAX_INLINE];
 	struct vmstack_name v[VMSTACK_MAX_INLINE];
-	char name[LINE_NAME_LEN];
+	char buf[LINE_NAME_LEN], *d[VMSTACK_MAX_INLINE] = { NULL };
 	struct line_entry *e;
 	int i, n = 0;
 
@@ -904,21 +982,31 @@ static struct line_entry *line_fill(struct vmstack_symbolizer *s,
 	if (tab->lines)
 		n = vmstack_lines_at(tab->lines, vaddr, f, VMSTACK_MAX_INLINE);
 	/* The outermost function keeps its symbol's name, as without lines. */
-	vmstack_symbolize_user(s, addr, ret, name, sizeof(name));
-	v[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .function = name, .file = "" };
+	v[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .file = "",
+		.function = user_name(s, addr, ret, buf, sizeof(buf)) };
 	line_at(&v[0], n ? &f[0] : NULL);
 	for (i = 1; i < n; i++) {
 		v[i] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE,
 			.function = f[i].func ? f[i].func : "[unknown]", .file = "",
 			.flags = f[i].inlined ? VMSTACK_NAME_INLINED : 0 };
+		/*
+		 * A C++ or Rust function inlined is named as its symbol would
+		 * be (DWARF's name is "loop" for tarantool::fiber::loop()).
+		 */
+		if (f[i].linkage && s->mangled)
+			v[i].function = f[i].linkage;
+		else if (f[i].linkage && (d[i] = vmstack_demangle(f[i].linkage)))
+			v[i].function = d[i];
 		line_at(&v[i], &f[i]);
 	}
 	n = n ? n : 1;
 	/* Copies: libdw's strings live as long as the file's DWARF, the name not even that. */
 	e = line_new(s, tab, vaddr);
 	e->names = xmalloc((size_t)n * sizeof(*e->names));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		e->names[i] = vmstack_name_dup(&v[i]);
+		free(d[i]);
+	}
 	e->n = (size_t)n;
 	return e;
 }
@@ -936,8 +1024,7 @@ size_t vmstack_symbolize_user_lines(struct vmstack_symbolizer *s, uint64_t addr,
 		return 0;
 	if (!tab || !tab->elf || vmstack_symtab_vaddr(tab, pc - m->start + m->offset, &vaddr)) {
 		names[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .file = "",
-			.function = vmstack_symbolize_user(s, addr, ret, s->line_buf,
-							   sizeof(s->line_buf)) };
+			.function = user_name(s, addr, ret, s->line_buf, sizeof(s->line_buf)) };
 		return 1;
 	}
 	e = s->lines_nslots ? &s->lines[line_slot(s, tab, vaddr)] : NULL;
@@ -969,7 +1056,7 @@ void vmstack_symbolize(struct vmstack_symbolizer *s, const struct vmstack_frame 
 	*n = (struct vmstack_name){ .kind = f->kind, .function = buf, .file = "" };
 	switch (f->kind) {
 	case VMSTACK_FRAME_NATIVE:
-		vmstack_symbolize_user(s, f->value, f->ret, buf, len);
+		n->function = user_name(s, f->value, f->ret, buf, len);
 		break;
 	case VMSTACK_FRAME_KERNEL:
 		vmstack_symbolize_kernel(f->value, f->ret, buf, len);
@@ -984,7 +1071,7 @@ void vmstack_symbolize(struct vmstack_symbolizer *s, const struct vmstack_frame 
 
 void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!s)
 		return;
@@ -997,11 +1084,6 @@ void vmstack_symbolizer_free(struct vmstack_symbolizer *s)
 	for (i = 0; i < s->vm_nslots; i++)
 		vmstack_name_free(&s->vm_names[i].n);
 	free(s->vm_names);
-	for (i = 0; i < s->lines_nslots; i++) {
-		for (k = 0; k < s->lines[i].n; k++)
-			vmstack_name_free(&s->lines[i].names[k]);
-		free(s->lines[i].names);
-	}
-	free(s->lines);
+	lines_drop(s);
 	free(s);
 }

@@ -46,6 +46,8 @@ struct vmstack_symtab {
 	int cfi_tried;
 	char build_id[41];	/* hex, "" if none; read on first use */
 	int build_id_tried;
+	/* Per symbol, its name as frames show it (demangled); NULL: not made yet. */
+	const char **shown;
 };
 
 /*
@@ -78,6 +80,11 @@ const char *vmstack_symtab_build_id(struct vmstack_symtab *t);
 struct vmstack_symbolizer;
 
 struct vmstack_symbolizer *vmstack_symbolizer_new(int pid);
+/*
+ * Native functions' names demangled (C++, Rust: user/demangle.h), as they
+ * are from the start, or as their files spell them (@on 0: --no-demangle).
+ */
+void vmstack_symbolizer_demangle(struct vmstack_symbolizer *s, bool on);
 /*
  * Read /proc/PID/maps again; load the symbols of files seen first now.
  * Returns the number of new mappings, or -1.
@@ -154,7 +161,9 @@ void vmstack_symbolize(struct vmstack_symbolizer *s, const struct vmstack_frame 
 void vmstack_symbolizer_load_perf_map(struct vmstack_symbolizer *s);
 /*
  * Name of a user or kernel address, written to buf. @ret: the address is a
- * return address, so the call is the instruction before it.
+ * return address, so the call is the instruction before it. A native
+ * frame's name in @n (vmstack_symbolize) is whole; one written to @buf is
+ * cut to its @len.
  */
 const char *vmstack_symbolize_user(struct vmstack_symbolizer *s, uint64_t addr,
 				   int ret, char *buf, size_t len);

@@ -21,7 +21,7 @@
 enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
-	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN,
+	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN, OPT_NO_DEMANGLE,
 };
 
 static const struct cli_option options[] = {
@@ -44,6 +44,8 @@ static const struct cli_option options[] = {
 	{ "per-thread", OPT_PER_THREAD, NULL, "one root frame per thread (COMM/TID)" },
 	{ "lines", OPT_LINES, NULL, "native frames as \"func (file.c:LINE)\", and a frame\n"
 	  "for each call inlined there (DWARF: the file's or\nits separate debug file's)" },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, "native functions' names as their files spell them\n"
+	  "(C++'s and Rust's are demangled: \"ns::f(int)\")" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
 	{ "unwind", OPT_UNWIND, "MODE", "user stacks by 'cfi' (default: rules from each\n"
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
@@ -161,6 +163,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_LINES:
 		o->lines = 1;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = 1;
 		return 0;
 	case 'e':
 		if (!strcmp(val, "cpu-clock"))

@@ -34,7 +34,7 @@ struct record_options {
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */
 	struct vmstack_output_opts oo;
 	int kernel, per_thread, quiet, stats, cfi;
-	int lines;
+	int lines, no_demangle;
 	double every;		/* --every: seconds an interval; 0: one profile */
 	unsigned int keep;
 	const char *raw;

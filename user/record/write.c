@@ -38,7 +38,7 @@ static void name_profile(struct recording *r, struct vmstack_profile *p, uint64_
 			.comm = t->comm, .cgroup = t->cgroup, .one_pid = 1,
 			.pid = (uint32_t)t->pid, .root_pid = ts->n > 1 || ts->whole,
 			.per_thread = o->per_thread, .threads = &r->interval.threads,
-			.lines = o->lines });
+			.lines = o->lines, .no_demangle = o->no_demangle });
 	}
 	p->lost = lost;
 	p->freq = r->session.started.freq;
