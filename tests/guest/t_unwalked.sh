@@ -27,7 +27,7 @@ spin_lua='local x = 0 while true do x = x + 1 end'
 expect_named 'Lua 5.1.5' /usr/bin/lua5.1 lua5.1 -e "$spin_lua"
 expect_named 'Lua 5.2.4' /usr/bin/lua5.2 lua5.2 -e "$spin_lua"
 expect_named 'Lua 5.3.6' /usr/bin/lua5.3 lua5.3 -e "$spin_lua"
-expect_named 'Ruby 3.1.2' /usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1 ruby3.1 -e 'x = 0; loop { x += 1 }'
+expect_named 'Ruby 3.1.2' "$(readlink -f /usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1)" ruby3.1 -e 'x = 0; loop { x += 1 }'
 expect_named 'PHP 8.2' /usr/bin/php8.2 php8.2 -r '$x = 0; while (true) { $x++; }'
 expect_named 'Lua 5.1.5' /usr/bin/redis-check-rdb redis-server --port 0 --save '' --appendonly no
 py39=$(ls /root/.pyenv/versions/3.9.*/lib/libpython3.9.so.1.0 2>/dev/null | head -1)
