@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Frames as data: the words of a sample's stack decoded once, into what
- * each frame is (kind) and what identifies it; and a frame's name as data,
- * its parts (function, file, lines) as its namer found them. Everything
- * after the ring (naming, counting, every output format) works on these,
- * never on raw words, and nothing parses a name back into its parts.
+ * Frames as data: the words of a sample's stack decoded, by one function,
+ * into what each frame is (kind) and what identifies it; and a frame's
+ * name as data, its parts (function, file, lines) as its namer found
+ * them. Everything after the ring (naming, counting, every output format)
+ * works on these, never on raw words, and nothing parses a name back into
+ * its parts.
  */
 #ifndef VMSTACK_FRAME_H
 #define VMSTACK_FRAME_H
@@ -24,7 +25,7 @@ enum vmstack_frame_kind {
 	VMSTACK_NR_FRAME_KINDS,
 };
 
-/* Small: a distinct stack keeps its frames (user/stacks.h). */
+/* A frame as read from a stack's words: made as it is read, not kept (user/stacks.h). */
 struct vmstack_frame {
 	uint64_t value;		/* an address, or a VM word's value */
 	uint64_t pc;		/* SCRIPT: the frame's PC in the VM, 0 if unknown */

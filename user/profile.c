@@ -268,7 +268,8 @@ void vmstack_profile_name(struct vmstack_profile *p,
 	uint32_t *leaf = xmalloc(cap * sizeof(*leaf));
 	uint32_t *ids = xmalloc((cap + 1) * sizeof(*ids));
 	struct vmstack_name names[VMSTACK_MAX_INLINE], n;
-	const struct vmstack_frame *f;
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f;
 	char name[NAME_LEN];
 	size_t i;
 
@@ -286,18 +287,19 @@ void vmstack_profile_name(struct vmstack_profile *p,
 		if (o->per_thread && k < sizeof(name))
 			snprintf(name + k, sizeof(name) - k, "/%u", s->tid);
 		ids[n_ids++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
-		for (f = s->frames; f < s->frames + s->nframes; f++) {
-			nk += f->kind == VMSTACK_FRAME_KERNEL;
-			if (!o->lines || f->kind != VMSTACK_FRAME_NATIVE) {
-				vmstack_symbolize(sym, f, &n, name, sizeof(name));
-				leaf[nl++] = named_frame(p, sym, f, &n);
+		vmstack_stack_frames(s, &it);
+		while (vmstack_frames_next(&it, &f)) {
+			nk += f.kind == VMSTACK_FRAME_KERNEL;
+			if (!o->lines || f.kind != VMSTACK_FRAME_NATIVE) {
+				vmstack_symbolize(sym, &f, &n, name, sizeof(name));
+				leaf[nl++] = named_frame(p, sym, &f, &n);
 				continue;
 			}
 			/* Outermost first: leaf first, the innermost call goes first. */
-			nn = vmstack_symbolize_user_lines(sym, f->value, f->ret, names,
+			nn = vmstack_symbolize_user_lines(sym, f.value, f.ret, names,
 							  VMSTACK_MAX_INLINE);
 			while (nn)
-				leaf[nl++] = named_frame(p, sym, f, &names[--nn]);
+				leaf[nl++] = named_frame(p, sym, &f, &names[--nn]);
 		}
 		/* Root first: user frames outermost first, then kernel frames. */
 		for (k = nl; k > nk; k--)

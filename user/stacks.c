@@ -50,38 +50,11 @@ static void grow(struct vmstack_stacks *st)
 	free(old);
 }
 
-#define FRAME_BLOCK 4096	/* frames a block holds, unless a stack needs more */
-
-struct vmstack_frame_block {
-	struct vmstack_frame_block *next;
-	size_t used, cap;
-	struct vmstack_frame v[];
-};
-
-/* Room for the (at most one a word) frames of a stack of @n words. */
-static struct vmstack_frame *new_frames(struct vmstack_stacks *st, size_t n)
-{
-	struct vmstack_frame_block *b = st->frame_blocks;
-	size_t cap;
-
-	if (!b || b->cap - b->used < n) {
-		cap = n > FRAME_BLOCK ? n : FRAME_BLOCK;
-		b = xmalloc(sizeof(*b) + cap * sizeof(b->v[0]));
-		b->next = st->frame_blocks;
-		b->used = 0;
-		b->cap = cap;
-		st->frame_blocks = b;
-	}
-	b->used += n;
-	return b->v + b->used - n;
-}
-
 int vmstack_stacks_add(struct vmstack_stacks *st,
 		       const struct vmstack_rec_sample *rec)
 {
 	uint32_t tid = st->per_thread ? rec->tid : 0;
 	uint16_t nk = rec->nr_kernel, nu = rec->nr_user;
-	struct vmstack_frame_iter it;
 	struct vmstack_stack *s;
 	size_t j, n = (size_t)nk + nu;
 
@@ -104,11 +77,6 @@ int vmstack_stacks_add(struct vmstack_stacks *st,
 	s->nr_user = nu;
 	s->flags = rec->hdr.flags;
 	memcpy(s->ips, rec->ips, n * 8);
-	s->frames = new_frames(st, n);
-	s->nframes = 0;
-	vmstack_frames_start(&it, s->ips, nk, nu, s->flags);
-	while (vmstack_frames_next(&it, &s->frames[s->nframes]))
-		s->nframes++;
 	st->slots[j] = s;
 	st->added = s;
 	st->n++;
@@ -117,15 +85,10 @@ int vmstack_stacks_add(struct vmstack_stacks *st,
 
 void vmstack_stacks_free(struct vmstack_stacks *st)
 {
-	struct vmstack_frame_block *b;
 	size_t i;
 
 	for (i = 0; i < st->nslots; i++)
 		free(st->slots[i]);
-	while ((b = st->frame_blocks)) {
-		st->frame_blocks = b->next;
-		free(b);
-	}
 	free(st->slots);
 	memset(st, 0, sizeof(*st));
 }

@@ -20,10 +20,9 @@ void record_intake_init(struct recording *r)
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
 	struct recording *r = arg;
-	const struct vmstack_stack *st;
-	const struct vmstack_frame *f;
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f;
 	struct vmstack_target *t;
-	unsigned int i;
 
 	/* Thread names: for --per-thread's labels and raw files only. */
 	if (r->o->per_thread || r->o->raw)
@@ -43,12 +42,12 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	t = record_targets_of_sample(&r->targets, (int)rec->pid);
 	if (!t)
 		return;
-	st = r->interval.stacks.added;
-	for (i = 0, f = st->frames; i < st->nframes; i++, f++)
-		if (vmstack_frame_is_vm(f->kind))
-			vmstack_symbolizer_note_vm(t->sym, f);
-		else if (f->kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
-			 !vmstack_symbolizer_knows(t->sym, f->value))
+	vmstack_stack_frames(r->interval.stacks.added, &it);
+	while (vmstack_frames_next(&it, &f))
+		if (vmstack_frame_is_vm(f.kind))
+			vmstack_symbolizer_note_vm(t->sym, &f);
+		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
+			 !vmstack_symbolizer_knows(t->sym, f.value))
 			t->maps_stale = 1;
 }
 
