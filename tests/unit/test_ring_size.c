@@ -51,8 +51,9 @@ UNIT_TEST(ring_size_known_answers)
 		{ 4000, 128, 1, 2, NO_LIMIT, 128, 128 },
 		{ 4000, 256, 1, 2, NO_LIMIT, 256, 256 },
 		{ 4000, 512, 1, 2, NO_LIMIT, 512, 512 },
-		{ 4000, 256, 1, 96, NO_LIMIT, 256, 256 },
-		{ 4000, 512, 1, 96, NO_LIMIT, 512, 512 },
+		/* 96 CPUs: RING_DEFAULT_MAX_BYTES holds them (96 x 129 x 4 KiB = 48 MiB). */
+		{ 4000, 256, 1, 96, NO_LIMIT, 128, 256 },
+		{ 4000, 512, 1, 96, NO_LIMIT, 128, 512 },
 		/* User stacks only: half the record. */
 		{ 4000, 256, 0, 2, NO_LIMIT, 128, 128 },
 		/* The module's cap. */
@@ -93,7 +94,7 @@ UNIT_TEST(ring_drain_period_known_answers)
 
 /*
  * Over every mix: the default is a power of 2 in the module's range, at
- * least the module's default; unless RLIMIT_MEMLOCK or the module's cap
+ * least the module's default; unless RLIMIT_MEMLOCK, RING_DEFAULT_MAX_BYTES or the module's cap
  * holds it, the ring takes RING_MARGIN drain periods of the worst; and
  * the rings fit RLIMIT_MEMLOCK unless they are the smallest already.
  */
@@ -103,8 +104,8 @@ UNIT_TEST(ring_size_holds_margin_periods)
 	static const unsigned int depths[] = { 1, 64, 128, 256, 512 };
 	static const unsigned int cpus[] = { 1, 2, 96, 1024 };
 	static const uint64_t limits[] = { NO_LIMIT, 64 << 10, 8 * MIB, 64 * MIB, 1ULL << 40 };
-	unsigned int f, d, k, c, l, ms;
-	uint64_t worst, locked;
+	unsigned int f, d, k, c, l, ms, want;
+	uint64_t worst, locked, cap;
 	struct ring_size rs;
 	size_t rec;
 
@@ -122,13 +123,15 @@ UNIT_TEST(ring_size_holds_margin_periods)
 		CHECK(rs.pages >= VMSTACK_MIN_RING_PAGES && rs.pages <= VMSTACK_MAX_RING_PAGES);
 		CHECK(rs.need >= VMSTACK_MIN_RING_PAGES && rs.need <= VMSTACK_MAX_RING_PAGES);
 		CHECK(ms >= RING_DRAIN_MIN_MS && ms <= RING_DRAIN_MAX_MS);
-		if (limits[l] == NO_LIMIT)
+		cap = limits[l] < RING_DEFAULT_MAX_BYTES ? limits[l] : RING_DEFAULT_MAX_BYTES;
+		want = rs.need > VMSTACK_DEFAULT_RING_PAGES ? rs.need : VMSTACK_DEFAULT_RING_PAGES;
+		if (limits[l] == NO_LIMIT && (uint64_t)cpus[c] * (want + 1) * PAGE <= cap)
 			CHECK(rs.pages >= VMSTACK_DEFAULT_RING_PAGES && rs.pages >= rs.need);
 		if (rs.pages >= rs.need && rs.need < VMSTACK_MAX_RING_PAGES)
 			CHECK((uint64_t)rs.pages * PAGE >= RING_MARGIN * worst);
-		CHECK(locked <= limits[l] || rs.pages == VMSTACK_MIN_RING_PAGES);
-		/* Held by the limit only where the next size up would not fit. */
+		CHECK(locked <= cap || rs.pages == VMSTACK_MIN_RING_PAGES);
+		/* Held by the limit or the cap only where the next size up would not fit. */
 		if (rs.pages < rs.need || rs.pages < VMSTACK_DEFAULT_RING_PAGES)
-			CHECK((uint64_t)cpus[c] * (2 * rs.pages + 1) * PAGE > limits[l]);
+			CHECK((uint64_t)cpus[c] * (2 * rs.pages + 1) * PAGE > cap);
 	}
 }

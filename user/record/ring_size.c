@@ -26,6 +26,7 @@ struct ring_size ring_size_default(const struct ring_size_in *in)
 {
 	uint64_t bytes = RING_MARGIN * worst_bytes(in->freq, ring_record_max(in->max_depth, in->kernel),
 						   RING_DRAIN_MIN_MS);
+	uint64_t cap = in->memlock < RING_DEFAULT_MAX_BYTES ? in->memlock : RING_DEFAULT_MAX_BYTES;
 	struct ring_size rs = { .need = VMSTACK_MIN_RING_PAGES };
 
 	while (rs.need < VMSTACK_MAX_RING_PAGES && (uint64_t)rs.need * in->page_size < bytes)
@@ -34,9 +35,10 @@ struct ring_size ring_size_default(const struct ring_size_in *in)
 	/*
 	 * The module refuses rings past RLIMIT_MEMLOCK: smaller ones that
 	 * start beat none. The user's other locked memory is not known here;
-	 * if it leaves too little, the module says so.
+	 * if it leaves too little, the module says so. Nor more than
+	 * RING_DEFAULT_MAX_BYTES in all.
 	 */
-	while (rs.pages > VMSTACK_MIN_RING_PAGES && locked_bytes(in, rs.pages) > in->memlock)
+	while (rs.pages > VMSTACK_MIN_RING_PAGES && locked_bytes(in, rs.pages) > cap)
 		rs.pages /= 2;
 	return rs;
 }

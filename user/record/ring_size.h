@@ -20,6 +20,12 @@
  */
 #define RING_DRAIN_MIN_MS 10
 #define RING_DRAIN_MAX_MS 100
+/*
+ * What default rings may lock over all CPUs, RLIMIT_MEMLOCK or not: a
+ * profiler's buffers should not take hundreds of MiB of a large machine
+ * unasked (perf's default is 516 KiB a CPU); --ring-pages may.
+ */
+#define RING_DEFAULT_MAX_BYTES (64ULL << 20)
 
 struct ring_size_in {
 	unsigned int freq;		/* samples per second on each CPU */
