@@ -141,9 +141,11 @@ $(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h tests/unit/walk_
 	@mkdir -p $(B)/host-module
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@
 
-$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(B)/cli.o \
-		$(WALK_OBJS) $(LDLIBS_CORE) -o $@
+# The recorder's ring sizing is pure arithmetic: its policy is tested too.
+UNIT_RECORD_OBJS := $(B)/record/ring_size.o
+$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) \
+		$(B)/cli.o $(WALK_OBJS) $(LDLIBS_CORE) -o $@
 
 # Workloads with known call trees: a frame pointer in every function. -O0,
 # because GCC 12 drops the frame of a leaf that needs no stack even with

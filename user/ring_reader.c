@@ -16,6 +16,11 @@ void vmstack_ring_views(void *area, unsigned nr_cpus, unsigned ring_pages,
 	}
 }
 
+uint64_t vmstack_ring_used(const struct vmstack_ring_view *r)
+{
+	return __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE) - r->ctl->tail;
+}
+
 long vmstack_ring_drain(struct vmstack_ring_view *r, vmstack_sample_fn fn,
 			void *arg)
 {

@@ -21,6 +21,9 @@ void vmstack_ring_views(void *area, unsigned nr_cpus, unsigned ring_pages,
 typedef void (*vmstack_sample_fn)(const struct vmstack_rec_sample *rec,
 				  void *arg);
 
+/* Bytes written and not yet consumed: how full the ring is now. */
+uint64_t vmstack_ring_used(const struct vmstack_ring_view *r);
+
 /*
  * Hand every complete record to @fn, then give the space back. Returns the
  * number of samples, or -1 if the ring holds something impossible (the

@@ -31,10 +31,18 @@ trap 'kill $pid 2>/dev/null' EXIT
 # Until setpriv has exec'd calltree the process has changed uid and is not
 # dumpable: a recorder started then is refused for that, not for memlock.
 wait_until 30 grep -qx calltree /proc/$pid/comm || fail "the target did not start"
-out=$(prlimit --memlock=65536 "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1)
+out=$(prlimit --memlock=65536 "${perfmon[@]}" vmstack-record -q --ring-pages 64 -p $pid -d 1 -o /dev/null 2>&1)
 rc=$?
-echo "memlock 64 KiB: rc=$rc: $out"
+echo "memlock 64 KiB, --ring-pages 64: rc=$rc: $out"
 [ $rc = 1 ] && echo "$out" | grep -q "RLIMIT_MEMLOCK" || fail "rings over RLIMIT_MEMLOCK not refused clearly"
+# Rings of the default size are held to what RLIMIT_MEMLOCK allows (8
+# pages a CPU here; the module makes one per possible CPU), and the
+# recorder says that is less than the rate needs.
+cpus=$(($(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1))
+out=$(prlimit --memlock=$((cpus * 9 * 4096)) "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -o /dev/null 2>&1) ||
+	fail "default rings not held within RLIMIT_MEMLOCK: $out"
+echo "memlock for 8 pages a CPU: $out"
+echo "$out" | grep -q "RLIMIT_MEMLOCK .* holds the rings to 8 pages" || fail "rings held by RLIMIT_MEMLOCK without a word"
 prlimit --memlock=$((64 << 20)) "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -o /dev/null ||
 	fail "rings within RLIMIT_MEMLOCK refused"
 kill $pid

@@ -87,7 +87,9 @@ UNIT_TEST(ring_in_order_across_wraps)
 			if (!produce(&f, next, 1 + (next * 7) % 60))
 				next++;
 		s.n = 0;
+		CHECK(vmstack_ring_used(&f.v) == f.head - f.v.ctl->tail);
 		CHECK(vmstack_ring_drain(&f.v, on_rec, &s) >= 0);
+		CHECK(vmstack_ring_used(&f.v) == 0);
 		for (i = 0; i < s.n; i++)
 			CHECK(s.tids[i] == want++);
 	}

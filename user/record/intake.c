@@ -51,17 +51,28 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 			t->maps_stale = 1;
 }
 
-void record_drain(struct recording *r)
+int record_drain(struct recording *r)
 {
 	struct record_session *s = &r->session;
 	unsigned int cpu;
+	int full = 0;
 
-	for (cpu = 0; cpu < s->started.nr_cpus; cpu++)
-		if (vmstack_ring_drain(&s->rings[cpu], on_sample, r) < 0 && !s->ring_broken) {
+	for (cpu = 0; cpu < s->started.nr_cpus; cpu++) {
+		struct vmstack_ring_view *v = &s->rings[cpu];
+		uint64_t used = vmstack_ring_used(v);
+
+		/* Only a ring read whole counts: a corrupt one is not drained again. */
+		if (vmstack_ring_drain(v, on_sample, r) >= 0) {
+			full |= used > v->size / 2;
+		} else if (!s->ring_broken) {
 			s->ring_broken = 1;
 			fprintf(stderr, TOOL ": ring of CPU %u is corrupt; its samples are lost\n",
 				cpu);
 		}
+	}
+	r->drains++;
+	r->drains_full += full;
+	return full;
 }
 
 void record_intake_free(struct recording *r)

@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "record.h"
+#include "ring_size.h"
 
 static volatile sig_atomic_t stop_requested, rotate_requested;
 /* --every: SIGHUP ends an interval; else it ends the recording (a hangup). */
@@ -59,24 +60,26 @@ static void maybe_rotate(struct recording *r)
 void record_loop(struct recording *r)
 {
 	const struct record_options *o = r->o;
-	int show = !o->quiet && isatty(STDERR_FILENO), period_ms;
+	int show = !o->quiet && isatty(STDERR_FILENO), full = 0;
 	double t0, last_status, last_change;
 	struct vmstack_cpu_counts c;
 
 	/*
-	 * Wake often enough to drain a ring at a quarter full, assuming 100
-	 * bytes a sample, within 10..100 ms: fewer wake-ups at low rates.
+	 * Wake when a ring can be a quarter full, every sample the largest
+	 * the depth allows (ring_size.h); and at once after a drain that
+	 * found one over half full, so a burst does not wait a period.
 	 */
-	period_ms = (int)((double)r->session.started.ring_pages * sysconf(_SC_PAGESIZE) /
-			  (r->session.started.freq * 100.0) / 4 * 1000);
-	period_ms = period_ms < 10 ? 10 : period_ms > 100 ? 100 : period_ms;
+	r->drain_ms = ring_drain_ms(r->session.started.ring_pages, (size_t)sysconf(_SC_PAGESIZE),
+				    r->session.started.freq,
+				    ring_record_max(o->max_depth, o->kernel));
 	t0 = last_status = last_change = record_now();
 	/* Intervals and -d count from here (the first also holds the setup's samples). */
 	r->series.next = t0 + o->every;
 	while (!stop_requested && !record_targets_done(&r->targets)) {
 		/* Every 10 ms while a loader maps libraries (describe.c's refresh). */
-		record_targets_wait(&r->targets, record_now() - last_change < 0.5 ? 10 : period_ms);
-		record_drain(r);
+		record_targets_wait(&r->targets, full ? 0 :
+				    record_now() - last_change < 0.5 ? 10 : (int)r->drain_ms);
+		full = record_drain(r);
 		if (o->duration && record_now() - t0 >= o->duration)
 			break;
 		maybe_rotate(r);

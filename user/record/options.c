@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "ring_size.h"
 #include "vm/runtime.h"
 #include "vmstack_nl.h"
 
@@ -51,8 +52,10 @@ static const struct cli_option options[] = {
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
 	{ "max-depth", OPT_MAX_DEPTH, "N", "frames per stack, kernel and user each; a VM's script frame counts\ntwo (default "
 	  XSTR(VMSTACK_DEFAULT_MAX_DEPTH) ",\nmax " XSTR(VMSTACK_MAX_DEPTH) ")" },
-	{ "ring-pages", OPT_RING_PAGES, "N", "ring buffer pages per CPU, a power of 2 (default "
-	  XSTR(VMSTACK_DEFAULT_RING_PAGES) ")" },
+	{ "ring-pages", OPT_RING_PAGES, "N", "ring buffer pages per CPU, a power of 2 (default:\n"
+	  XSTR(RING_MARGIN) " times what a CPU writes in " XSTR(RING_DRAIN_MIN_MS)
+	  " ms at -F with\nstacks of --max-depth, at least "
+	  XSTR(VMSTACK_DEFAULT_RING_PAGES) ", less only\nwhere RLIMIT_MEMLOCK allows no more)" },
 	{ "quiet", 'q', NULL, "no status line" },
 	{ "vm", OPT_VM, "MODE", "VM frames: 'auto' (default: every runtime below, and\n"
 	  "what a VM registers with libvmstack in\n/tmp/vmstack-PID.vm), a runtime's name, 'none',\n"
@@ -234,7 +237,7 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 
 	*o = (struct record_options){ .freq = VMSTACK_DEFAULT_FREQ, .kernel = 1,
 			       .max_depth = VMSTACK_DEFAULT_MAX_DEPTH,
-			       .ring_pages = VMSTACK_DEFAULT_RING_PAGES, .cfi = 1,
+			       .cfi = 1,
 			       .vm = VM_AUTO, .event = VMSTACK_EVENT_CPU_CLOCK };
 	first = cli_parse(&record_cli, argc, argv, set_option, o);
 	if (first < 0)

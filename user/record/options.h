@@ -28,7 +28,8 @@ struct record_options {
 	int children;		/* --children */
 	const char *cgroup;	/* --cgroup */
 	char **cmd;
-	unsigned int freq, event, max_depth, ring_pages;
+	unsigned int freq, event, max_depth;
+	unsigned int ring_pages;	/* 0: sized from the rate and depth (session.c) */
 	double duration;
 	const char *output, *svg;
 	const struct vmstack_output *format;	/* NULL: by -o's suffix */

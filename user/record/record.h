@@ -49,12 +49,17 @@ struct recording {
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	uint64_t undescribed;		/* samples walked with frame pointers only */
 	uint64_t duration_ns;		/* sampling's wall time */
+	unsigned int drain_ms;		/* the loop's period (loop.c) */
+	uint64_t drains, drains_full;	/* of them, finding a ring over half full */
 };
 
 /* intake.c: samples from the rings into the interval. */
 void record_intake_init(struct recording *r);
-/* Every CPU's ring emptied into the interval (and --raw's buffer). */
-void record_drain(struct recording *r);
+/*
+ * Every CPU's ring emptied into the interval (and --raw's buffer). 1 if
+ * one was more than half full: drain again at once.
+ */
+int record_drain(struct recording *r);
 void record_intake_free(struct recording *r);
 
 /* write.c: profiles named and written. */

@@ -2,15 +2,19 @@
 /* The recorder's session with vmstack.ko (session.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "options.h"
 #include "ring_reader.h"
+#include "ring_size.h"
 #include "session.h"
 #include "target.h"
 #include "util.h"
@@ -62,12 +66,86 @@ static unsigned int max_sample_rate(void)
 	return v > UINT_MAX ? 0 : (unsigned int)v;
 }
 
+/* The module's rings: one per possible CPU (nr_cpu_ids), not per online one. */
+static unsigned int possible_cpus(void)
+{
+	char *text = read_file("/sys/devices/system/cpu/possible", 4096), *last;
+	long n = 0;
+
+	/* "0-63", or a list such as "0-3,8-11": the last CPU's number + 1. */
+	if (text) {
+		last = text + strcspn(text, "\n");
+		while (last > text && (last[-1] >= '0' && last[-1] <= '9'))
+			last--;
+		n = strtol(last, NULL, 10) + 1;
+	}
+	free(text);
+	return n > 0 ? (unsigned int)n : (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+/*
+ * Bytes of locked memory the rings may take, as the module judges it:
+ * RLIMIT_MEMLOCK, unless the caller has CAP_IPC_LOCK (effective; the
+ * module counts it in the initial user namespace only: in another, a
+ * refusal says so).
+ */
+static uint64_t ring_memlock(void)
+{
+	char *text = read_file("/proc/self/status", 16384), *cap;
+	unsigned long long eff = 0;
+	struct rlimit rl;
+
+	cap = text ? strstr(text, "\nCapEff:") : NULL;
+	if (cap)
+		eff = strtoull(cap + 8, NULL, 16);
+	free(text);
+	if (eff & 1ULL << CAP_IPC_LOCK || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return rl.rlim_cur;
+}
+
+/*
+ * --ring-pages, or rings sized for the rate (after the sysctl's cap) and
+ * the depth: say so when RLIMIT_MEMLOCK holds them below that.
+ */
+static unsigned int ring_pages(const struct record_options *o, unsigned int freq)
+{
+	struct ring_size_in in = {
+		.freq = freq, .max_depth = o->max_depth, .kernel = o->kernel,
+		.nr_rings = possible_cpus(), .page_size = (size_t)sysconf(_SC_PAGESIZE),
+		.memlock = ring_memlock(),
+	};
+	struct ring_size rs;
+
+	if (o->ring_pages)
+		return o->ring_pages;
+	rs = ring_size_default(&in);
+	if (rs.pages < rs.need)
+		fprintf(stderr, TOOL ": RLIMIT_MEMLOCK (%" PRIu64 " KiB) holds the rings to %u pages a CPU on %u CPUs; -F %u with --max-depth %u needs %u not to lose samples at worst: raise the limit (ulimit -l) or lower -F or --max-depth\n",
+			in.memlock >> 10, rs.pages, in.nr_rings, freq, o->max_depth, rs.need);
+	return rs.pages;
+}
+
+/* The module's ENOMEM: the rings' locked memory, most likely; what they take. */
+static void say_no_memory(const char *msg, unsigned int pages, size_t page)
+{
+	uint64_t limit = ring_memlock();
+
+	fprintf(stderr, TOOL ": cannot start a session: %s (rings of %u pages a CPU on %u CPUs: %" PRIu64
+		" KiB, besides the user's other locked memory", msg, pages, possible_cpus(),
+		(uint64_t)possible_cpus() * (pages + 1) * page >> 10);
+	if (limit != UINT64_MAX)
+		fprintf(stderr, "; RLIMIT_MEMLOCK %" PRIu64 " KiB", limit >> 10);
+	fprintf(stderr, ")\n");
+}
+
 int record_session_start(struct record_session *s, const struct record_options *o)
 {
 	struct vmstack_start_req req = {
 		.pid = (uint32_t)o->pids[0], .all = o->all, .children = o->children, .freq = o->freq, .event = o->event,
 		.stacks = o->kernel ? VMSTACK_STACK_ALL : VMSTACK_STACK_USER,
-		.max_depth = o->max_depth, .ring_pages = o->ring_pages,
+		.max_depth = o->max_depth,
 		/* Unwind rules first, then samples. */
 		.paused = 1,
 		/*
@@ -95,6 +173,7 @@ int record_session_start(struct record_session *s, const struct record_options *
 	max_rate = max_sample_rate();
 	if (max_rate && req.freq > max_rate)
 		req.freq = max_rate;
+	req.ring_pages = ring_pages(o, req.freq);
 	err = vmstack_nl_session_start(s->nl, &req, &s->started, msg, sizeof(msg));
 	if (o->cgroup)
 		close(req.cgroup_fd);
@@ -102,6 +181,8 @@ int record_session_start(struct record_session *s, const struct record_options *
 		fprintf(stderr, TOOL ": permission denied: %s (run as root)\n", msg);
 	else if (err == -ESRCH)
 		fprintf(stderr, TOOL ": PID %d: %s\n", o->pids[0], msg);
+	else if (err == -ENOMEM)
+		say_no_memory(msg, req.ring_pages, page);
 	else if (err)
 		fprintf(stderr, TOOL ": cannot start a session: %s\n", msg);
 	if (err || add_targets(s, o))

@@ -1,0 +1,26 @@
+# Deep stacks at a high rate lose no samples at default settings (issue
+# 32): the recorder sizes its rings and its drain period for the largest
+# record the depth allows, and drains again at once after finding a ring
+# over half full. A process 600 frames deep (256 kept, the default
+# --max-depth), recorded at -F 4000 and -F 999: at most 1% lost.
+. tests/guest/lib.sh
+err=/tmp/deep_rate.err
+out=/tmp/deep_rate.folded
+for hz in 4000 999; do
+	vmstack-record -q --stats -F $hz -o $out -- build/workloads/deep 600 $((3 * scale)) 2>$err ||
+		{ cat $err; fail "record at -F $hz failed"; }
+	cat $err
+	read -r samples lost pct < <(sed -nE 's/.*: ([0-9]+) samples, ([0-9]+) lost \(([0-9.]+)%\).*/\1 \2 \3/p' $err)
+	[ -n "${pct:-}" ] || fail "no summary at -F $hz"
+	# The kernel's limit may be lower than the rate asked for.
+	rate=$(sed -nE 's/.*sampling at ([0-9]+) Hz.*/\1/p' $err)
+	rate=${rate:-$hz}
+	# Every sample as deep as the cap: the largest records the depth allows.
+	deepest=$(awk -F';' '{u = 0; for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]/) u++; print u}' $out |
+		sort -n | tail -1)
+	note "-F $hz ($rate Hz): $samples samples, $lost lost ($pct%); deepest user stack $deepest frames; $(grep -o 'rings: [^;]*' $err)"
+	[ "$samples" -ge $((rate * scale)) ] || fail "too few samples at -F $hz: $samples"
+	[ "${deepest:-0}" -ge 250 ] || fail "stacks short of the depth cap at -F $hz: $deepest frames"
+	awk -v p="$pct" 'BEGIN {exit !(p <= 1)}' || fail "$pct% of the samples lost at -F $hz"
+done
+true
