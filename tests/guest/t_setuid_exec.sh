@@ -36,7 +36,9 @@ rm -f /tmp/suid-calltree
 cp build/workloads/suid_dumpable /tmp/suid-dumpable
 chown root:root /tmp/suid-dumpable
 chmod 4755 /tmp/suid-dumpable
-"${nobody[@]}" sh -c "sleep 0.5; exec /tmp/suid-dumpable $((3 * scale))" &
+# The sleep outlasts the recorder's attach (on the debug kernel 0.5 s did
+# not: the exec came first and the attach was refused, rightly).
+"${nobody[@]}" sh -c "sleep $((2 * scale)); exec /tmp/suid-dumpable $((3 * scale))" &
 pid=$!
 sleep 0.2
 "${perfmon[@]}" vmstack-record -q -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err
