@@ -63,7 +63,7 @@ static const struct cli_option options[] = {
 	{ "raw", OPT_RAW, "FILE", "also save the raw samples and mappings to FILE\n"
 	  "(vmstack-report turns them into stacks later)" },
 	{ "stats", OPT_STATS, NULL, "print the module's own cost: handler time per\n"
-	  "sample (p50, p99, mean) and per frame" },
+	  "sample (p50, p99, the worst, mean) and per frame" },
 	{ "every", OPT_EVERY, "SECS", "continuous: one profile per SECS seconds, into the\n"
 	  "directory -o DIR as vmstack-START.SUFFIX (--format,\ndefault pprof); SIGHUP ends an interval early,\n"
 	  "SIGTERM or Ctrl-C writes the last one and exits" },
