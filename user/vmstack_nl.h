@@ -75,6 +75,24 @@ int vmstack_nl_session_resume(struct vmstack_nl *nl, int fd,
 int vmstack_nl_session_stats(struct vmstack_nl *nl, int fd,
 			     struct vmstack_cpu_counts *sum, uint64_t *hist,
 			     char *err_msg, size_t len);
+/*
+ * The bucket of such a histogram in which a fraction @q of its samples is
+ * reached, or VMSTACK_HIST_BUCKETS when it is empty.
+ */
+static inline unsigned int vmstack_hist_bucket_at(const uint64_t *hist, double q)
+{
+	uint64_t total = 0, seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
+		total += hist[b];
+	for (b = 0; total && b < VMSTACK_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= q * total)
+			return b;
+	}
+	return VMSTACK_HIST_BUCKETS;
+}
 /* Each CPU's counters, counts[0..max) by CPU; *nr_cpus as reported. */
 int vmstack_nl_cpu_stats(struct vmstack_nl *nl, int fd,
 			 struct vmstack_cpu_counts *counts, unsigned int max,

@@ -774,17 +774,11 @@ static int hotplug(int pid, int cpu)
 /* The histogram's value at fraction @q (the upper end of its bucket). */
 static uint64_t hist_at(const uint64_t *hist, double q)
 {
-	uint64_t total = 0, seen = 0;
-	unsigned int b;
+	unsigned int b = vmstack_hist_bucket_at(hist, q);
 
-	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
-		total += hist[b];
-	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++) {
-		seen += hist[b];
-		if (total && seen >= q * total)
-			return b + 1 < VMSTACK_HIST_BUCKETS ? vmstack_hist_lower(b + 1) : ~0ULL;
-	}
-	return 0;
+	if (b == VMSTACK_HIST_BUCKETS)
+		return 0;
+	return b + 1 < VMSTACK_HIST_BUCKETS ? vmstack_hist_lower(b + 1) : ~0ULL;
 }
 
 /* One session of @secs on @pid (with descriptor @d unless NULL). */

@@ -22,17 +22,9 @@ static int cmp_double(const void *a, const void *b)
 /* The value below which a fraction q of the samples fall. */
 static uint64_t hist_quantile(const uint64_t *hist, double q)
 {
-	uint64_t total = 0, seen = 0;
-	unsigned int b;
+	unsigned int b = vmstack_hist_bucket_at(hist, q);
 
-	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++)
-		total += hist[b];
-	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++) {
-		seen += hist[b];
-		if (total && seen >= q * total)
-			return vmstack_hist_lower(b);
-	}
-	return 0;
+	return b < VMSTACK_HIST_BUCKETS ? vmstack_hist_lower(b) : 0;
 }
 
 static void print_cost(const struct recording *r, const struct vmstack_cpu_counts *c,
