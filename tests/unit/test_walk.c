@@ -683,11 +683,8 @@ UNIT_TEST(walk_steps_rise_by_a_word)
 	CHECK(ips[2] == MAIN_RA);
 }
 
-/*
- * A target that makes every native frame a VM frame with a long chain of
- * hidden frames: the reads stop at the budget, the walk ends marked.
- */
-UNIT_TEST(walk_read_budget)
+/* A VM whose code is all of user space, each frame a chain of hidden frames. */
+static struct vmstack_vm_desc hidden_chain_desc(void)
 {
 	struct vmstack_vm_desc d = {
 		.code_start = 0x1000, .code_end = 0x7ffffffff000UL,
@@ -696,6 +693,17 @@ UNIT_TEST(walk_read_budget)
 		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL,
 		.max_frames = VMSTACK_VM_MAX_FRAMES,
 	};
+
+	return d;
+}
+
+/*
+ * A target that makes every native frame a VM frame with a long chain of
+ * hidden frames: the reads stop at the budget, the walk ends marked.
+ */
+UNIT_TEST(walk_read_budget)
+{
+	struct vmstack_vm_desc d = hidden_chain_desc();
 	struct vmstack_walk w;
 	unsigned long reads;
 	int i;
@@ -806,13 +814,7 @@ UNIT_TEST(walk_vm_fault_budget)
  */
 UNIT_TEST(walk_deadline)
 {
-	struct vmstack_vm_desc d = {
-		.code_start = 0x1000, .code_end = 0x7ffffffff000UL,
-		.state_from = VMSTACK_VM_STATE_NONE, .top_reg = VMSTACK_VM_REG_RBP,
-		.link = VMSTACK_VM_LINK_POINTER, .flags_off = 8, .native_flags = 0xffff,
-		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL,
-		.max_frames = VMSTACK_VM_MAX_FRAMES,
-	};
+	struct vmstack_vm_desc d = hidden_chain_desc();
 	struct vmstack_walk w;
 
 	w = deep_fp_walk(&d, 1);
