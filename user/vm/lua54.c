@@ -26,6 +26,7 @@
 #include "unwind/cfi.h"
 #include "elf_facts.h"
 #include "lua_name.h"
+#include "lua_version.h"
 #include "runtime.h"
 #include "symbols.h"
 #include "util.h"
@@ -70,10 +71,6 @@ static const struct lua54_layout lua544 = {
 };
 
 static const struct lua54_layout *const lua54_layouts[] = { &lua544 };
-
-/* "$LuaVersion: Lua 5.4.4  Copyright ...": the version, as in lua.h. */
-#define LUA_IDENT_SYMBOL "lua_ident"
-#define LUA_IDENT_PREFIX "$LuaVersion: "
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -164,25 +161,6 @@ static int keeps_ci_in_rbp(Elf *elf, uint64_t vaddr)
 	return 0;
 }
 
-/* The Lua version @elf carries ("Lua 5.4.4"), or -1 if it is no Lua. */
-static int lua_version(Elf *elf, char *buf, size_t len)
-{
-	char ident[64];
-	GElf_Sym sym;
-	size_t n;
-
-	if (vmstack_elf_symbol(elf, LUA_IDENT_SYMBOL, &sym) ||
-	    sym.st_size < sizeof(ident) ||
-	    vmstack_elf_read(elf, sym.st_value, ident, sizeof(ident)) ||
-	    strncmp(ident, LUA_IDENT_PREFIX, strlen(LUA_IDENT_PREFIX)))
-		return -1;
-	ident[sizeof(ident) - 1] = 0;
-	/* "Lua 5.4.4" ends at the next space. */
-	n = strcspn(ident + strlen(LUA_IDENT_PREFIX) + 4, " ");
-	snprintf(buf, len, "%.*s", (int)(4 + n), ident + strlen(LUA_IDENT_PREFIX));
-	return 0;
-}
-
 static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 					struct vmstack_vm_found *f, char *why,
 					size_t len)
@@ -195,7 +173,7 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	size_t i;
 
 	(void)pid;	/* a Lua 5.4 is described by its file alone */
-	if (!tab || !tab->elf || lua_version(tab->elf, version, sizeof(version)) ||
+	if (!tab || !tab->elf || vmstack_lua_version(tab->elf, version, sizeof(version)) ||
 	    strncmp(version, "Lua 5.4", 7) || vmstack_symtab_vaddr(tab, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
 	for (i = 0; i < sizeof(lua54_layouts) / sizeof(lua54_layouts[0]); i++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
+#include "lua_version.h"
 #include "symbols.h"
 #include "unwalked.h"
 
@@ -27,30 +28,12 @@ static int read_string(Elf *elf, uint64_t vaddr, size_t size, char *buf, size_t 
 	return 0;
 }
 
-/*
- * PUC Lua's lua_ident: "$LuaVersion: Lua 5.3.6  Copyright..." (5.2 on),
- * "$Lua: Lua 5.1.5 Copyright..." (5.1). Lua 5.4 is walked (lua54.c).
- */
+/* PUC Lua by the version in lua_ident; Lua 5.4 is walked (lua54.c). */
 static int lua_holds(Elf *elf, char *ver, size_t len)
 {
-	static const char *const prefixes[] = { "$LuaVersion: ", "$Lua: " };
-	char ident[64];
-	GElf_Sym sym;
-	size_t i, n;
-
-	if (vmstack_elf_symbol(elf, "lua_ident", &sym) ||
-	    read_string(elf, sym.st_value, sym.st_size, ident, sizeof(ident)))
+	if (vmstack_lua_version(elf, ver, len) || !strncmp(ver, "Lua 5.4", 7))
 		return -1;
-	for (i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++) {
-		n = strlen(prefixes[i]);
-		if (strncmp(ident, prefixes[i], n) || strncmp(ident + n, "Lua 5.", 6))
-			continue;
-		if (!strncmp(ident + n, "Lua 5.4", 7))
-			return -1;
-		snprintf(ver, len, "%.*s", (int)strcspn(ident + n + 4, " ") + 4, ident + n);
-		return 0;
-	}
-	return -1;
+	return 0;
 }
 
 /* libruby exports rb_vm_exec and its version string, ruby_version ("3.1.2"). */
