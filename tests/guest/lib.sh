@@ -9,6 +9,10 @@ note() { echo "# $*"; }
 # stretches waits and target durations by VMSTACK_TIME_SCALE, which
 # tests/guest/run measures at boot.
 scale=${VMSTACK_TIME_SCALE:-1}
+# A recording needs samples, and the sampler takes as many per CPU second
+# on a slow kernel as on a fast one: recordings (and the workloads they
+# time) stretch by at most 2, waits and limits by the whole scale.
+span=$((scale < 2 ? scale : 2))
 # wait_until SECONDS COMMAND...: poll until COMMAND succeeds.
 wait_until() {
 	local limit=$(($1 * scale)) i=0

@@ -16,9 +16,8 @@
 OR=/opt/vmstack/openresty
 LIB=$OR/usr/lib/x86_64-linux-gnu
 W=$VMSTACK_REPO/tests/workloads
-# Recordings of 3 s give thousands of samples; a slow kernel (the debug
-# lane's, scale 6) gives more in the same time, so they stretch by at most 2.
-secs=$((3 * (scale < 2 ? scale : 2)))
+# Recordings of 3 s give thousands of samples (lib.sh: span).
+secs=$((3 * span))
 out=/tmp/bi
 rm -rf $out
 mkdir -p $out

@@ -75,23 +75,23 @@ check_split() {  # FOLDED ERRFILE LABEL REF(h l o)
 		fail "$3: the leaf's current line right in under 90% of samples"
 }
 # cProfile's cumulative shares (reference.py), the independent reference.
-$py $dir/reference.py split $((3 * scale)) >/tmp/pyref.txt || fail "reference.py failed"
+$py $dir/reference.py split $((3 * span)) >/tmp/pyref.txt || fail "reference.py failed"
 ref=$(awk '{printf "%s ", $2}' /tmp/pyref.txt)
-record /tmp/py.folded $((4 * scale)) split
+record /tmp/py.folded $((4 * span)) split
 top /tmp/py.folded 1
 check_split /tmp/py.folded /tmp/py.folded.err "launched" "$ref"
 
 $py $dir/known.py $((10 * scale)) split 2>/tmp/pya.hot &
 pid=$!
 sleep $((2 * scale))
-vmstack-record -q -F 999 -d $((4 * scale)) -p $pid -o /tmp/pya.folded 2>/tmp/pya.err ||
+vmstack-record -q -F 999 -d $((4 * span)) -p $pid -o /tmp/pya.folded 2>/tmp/pya.err ||
 	{ cat /tmp/pya.err; fail "attach failed"; }
 kill $pid; wait $pid 2>/dev/null
 grep -q 'VM frames merged (CPython 3.11' /tmp/pya.err || { cat /tmp/pya.err; fail "attach: CPython not detected"; }
 check_split /tmp/pya.folded /tmp/pya.hot "attached" "$ref"
 
 # ---- sandwich: C->Py->C->Py->C, builtins calling back
-record /tmp/pys.folded $((4 * scale)) sandwich
+record /tmp/pys.folded $((4 * span)) sandwich
 top /tmp/pys.folded 2
 f=/tmp/pys.folded
 nat=';(.*;)?[^;]*[^];](;.*)?;'	# at least one native frame between
@@ -118,7 +118,7 @@ within 3 "$s1" "${cpu%%/*}" "$s3" "${cpu##*/}" || fail "sandwich: shares off the
 # each vCPU, TCG's timers sample one vCPU more than the other (perf
 # agreed, 64-70% for the 2/3 thread), so the threads' own CPU clocks are
 # the reference only on one CPU.
-vmstack-record --stats -F 999 -o /tmp/pyt.folded -- taskset -c 0 $py $dir/known.py $((5 * scale)) \
+vmstack-record --stats -F 999 -o /tmp/pyt.folded -- taskset -c 0 $py $dir/known.py $((5 * span)) \
 	threads 2>/tmp/pyt.folded.err || { cat /tmp/pyt.folded.err; fail "threads: record failed"; }
 grep -v "^hotline\|^done" /tmp/pyt.folded.err
 top /tmp/pyt.folded 2
@@ -147,7 +147,7 @@ within 3 "$s1" "${cpu%%/*}" || fail "threads: shares off the threads' CPU clocks
 [ "$r" -ge 95 ] || fail "threads: under 95% merged and rooted"
 
 # ---- gen: a generator pipeline and an asyncio task, where they run
-record /tmp/pyg.folded $((6 * scale)) gen
+record /tmp/pyg.folded $((6 * span)) gen
 top /tmp/pyg.folded 2
 grep -E "task_work" /tmp/pyg.folded > /tmp/pyg.task
 top /tmp/pyg.task 1
@@ -167,7 +167,7 @@ within 3 "$s1" "${cpu%%/*}" || fail "gen: shares off the script's CPU split"
 [ "$r" -ge 95 ] || fail "gen: under 95% merged and rooted"
 
 # ---- forkexec: the process that forks, then execs python3.11 again
-record /tmp/pyf.folded $((6 * scale)) forkexec
+record /tmp/pyf.folded $((6 * span)) forkexec
 f=/tmp/pyf.folded
 before=$(count $f ";$(fr before_exec)")
 after=$(count $f ";$(fr split_round)" "$(fr before_exec)")
@@ -193,7 +193,7 @@ def lemur(seconds):
     return n
 lemur(float(sys.argv[1]))
 PY
-vmstack-record -q -F 999 -o /tmp/pyodd.pb.gz --raw /tmp/pyodd.raw -- $py "$odd" $((2 * scale)) ||
+vmstack-record -q -F 999 -o /tmp/pyodd.pb.gz --raw /tmp/pyodd.raw -- $py "$odd" $((2 * span)) ||
 	fail "odd path: record failed"
 vmstack-report -i /tmp/pyodd.raw -o /tmp/pyodd.report.pb.gz 2>/dev/null || fail "odd path: report failed"
 for pb in /tmp/pyodd.pb.gz /tmp/pyodd.report.pb.gz; do
@@ -206,6 +206,6 @@ done
 
 # ---- the handler's cost per sample on Python stacks, beside LuaJIT's
 # (the sandwich workload: C and Lua calling each other) in the same boot.
-vmstack-record -q --stats -F 999 -o /tmp/pylj.folded -- build/workloads/sandwich $((4 * scale)) \
+vmstack-record -q --stats -F 999 -o /tmp/pylj.folded -- build/workloads/sandwich $((4 * span)) \
 	2>/tmp/pylj.err || fail "LuaJIT sandwich: record failed"
 note "handler per sample: CPython split: $(grep -o 'handler: p50 [^,]*, p99 [^,]*' /tmp/py.folded.err); CPython sandwich: $(grep -o 'handler: p50 [^,]*, p99 [^,]*' /tmp/pys.folded.err); LuaJIT sandwich: $(grep -o 'handler: p50 [^,]*, p99 [^,]*' /tmp/pylj.err)"
