@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The recording loop (record.h): wait for a target's exit or the next
- * wake-up, drain the rings, end an interval, look for new mappings, show
- * the status line; until the targets exit, time is up or a signal.
+ * wake-up, drain the rings, end an interval, look for new mappings and
+ * -p's new children, show the status line; until the targets exit, time
+ * is up or a signal.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "follow.h"
 #include "record.h"
 #include "ring_size.h"
 
@@ -85,6 +87,7 @@ void record_loop(struct recording *r)
 		maybe_rotate(r);
 		if (record_targets_refresh(&r->targets, last_change))
 			last_change = record_now();
+		record_follow_scan(&r->targets);
 		if (show && record_now() - last_status >= 1.0) {
 			last_status = record_now();
 			record_session_counts(&r->session, &c, NULL);

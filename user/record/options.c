@@ -23,10 +23,14 @@ enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
 	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN, OPT_NO_DEMANGLE,
+	OPT_NO_INHERIT,
 };
 
 static const struct cli_option options[] = {
-	{ "pid", 'p', "PID[,PID...]", "profile these running processes (a thread ID\nselects its process)" },
+	{ "pid", 'p', "PID[,PID...]", "profile these running processes (a thread ID\n"
+	  "selects its process), and the processes they start\nor had started, as they are found" },
+	{ "no-inherit", OPT_NO_INHERIT, NULL, "with -p: the processes named only, not their\n"
+	  "children (--raw implies it)" },
 	{ "all", 'a', NULL, "profile every process, kernel threads included\n(needs CAP_PERFMON or root)" },
 	{ "cgroup", OPT_CGROUP, "DIR", "profile the processes of a cgroup v2 directory and\n"
 	  "those below it, including ones started later\n(a path, or one under /sys/fs/cgroup)" },
@@ -136,6 +140,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_CHILDREN:
 		o->children = 1;
+		return 0;
+	case OPT_NO_INHERIT:
+		o->no_inherit = 1;
 		return 0;
 	case 'F':
 		return cli_uint(val, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ, &o->freq) ?
@@ -253,6 +260,10 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 		return bad("%s", "--children follows a command's children: give -- COMMAND");
 	if ((o->npids > 1 || o->all || o->cgroup || o->children) && o->raw)
 		return bad("%s", "--raw keeps one process: give one -p PID with it");
+	if (o->no_inherit && !o->npids)
+		return bad("%s", "--no-inherit goes with -p");
+	/* A raw recording holds one process: its children are not followed. */
+	o->follow = o->npids && !o->no_inherit && !o->raw;
 	if (o->keep && !o->every)
 		return bad("%s", "--keep goes with --every");
 	if (o->every) {

@@ -26,6 +26,8 @@ struct record_options {
 	size_t npids;
 	int all;		/* -a */
 	int children;		/* --children */
+	int no_inherit;		/* --no-inherit */
+	int follow;		/* -p: the targets' children too (follow.c) */
 	const char *cgroup;	/* --cgroup */
 	char **cmd;
 	unsigned int freq, event, max_depth;

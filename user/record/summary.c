@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "follow.h"
 #include "record.h"
 
 #define LOSS_WARN_PERCENT 2.0
@@ -114,6 +115,12 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 			" samples walked with frame pointers only (before their process was described, or never)\n",
 			ts->joined + ts->untracked, ts->not_described, ts->untracked, ts->cap,
 			r->undescribed);
+	if (ts->followed)
+		fprintf(stderr, TOOL ": %zu child processes of the targets followed, %zu of them not described (refused by the module: their samples are not taken); a child's samples before it was found (within %d ms) are not taken\n",
+			ts->followed, ts->followed_refused, FOLLOW_SCAN_MS);
+	if (ts->follow && ts->untracked)
+		fprintf(stderr, TOOL ": %zu child processes not followed: the recorder holds %zu processes\n",
+			ts->untracked, ts->cap);
 	if (VMSTACK_CNT(c, THROTTLED))
 		fprintf(stderr, TOOL ": %" PRIu64 " of the lost samples were dropped because the handler took over %d%% of a CPU: lower -F or --max-depth\n",
 			VMSTACK_CNT(c, THROTTLED), VMSTACK_HANDLER_MAX_PERCENT);

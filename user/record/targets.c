@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "follow.h"
 #include "options.h"
 #include "session.h"
 #include "symbols.h"
@@ -45,9 +46,10 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
 	ts->o = o;
 	ts->session = s;
 	ts->whole = o->all || o->cgroup || o->children;
+	ts->follow = o->follow;
 	/* --children: the command is the first, its children join. */
-	ts->n = o->all || o->cgroup ? 0 : o->npids;
-	ts->cap = ts->whole ? whole_capacity() : o->npids;
+	ts->n = ts->named = o->all || o->cgroup ? 0 : o->npids;
+	ts->cap = ts->whole || ts->follow ? whole_capacity() : o->npids;
 	ts->t = xcalloc(ts->cap, sizeof(*ts->t));
 	ts->pfd = xcalloc(ts->cap, sizeof(*ts->pfd));
 	ts->pfd_target = xcalloc(ts->cap, sizeof(*ts->pfd_target));
@@ -63,10 +65,10 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
 /*
  * -a, --cgroup: a process seen for the first time (its first samples were
  * walked with frame pointers only) joins the module's set with its rules
- * and VMs, so the next are merged. A kernel thread, or a process the
- * module refuses, is named but not described. NULL when @cap are in use.
+ * and VMs, so the next are merged; -p: a target's child, found. A kernel
+ * thread, or a process the module refuses, is named but not described.
  */
-static struct vmstack_target *join_target(struct record_targets *ts, int pid)
+struct vmstack_target *record_targets_join(struct record_targets *ts, int pid)
 {
 	struct vmstack_target *t = NULL;
 	char msg[256];
@@ -108,6 +110,7 @@ void record_targets_join_running(struct record_targets *ts)
 	size_t i, n;
 
 	ts->boot_started = record_boottime();
+	record_follow_scan(ts);
 	if (!ts->o->all && !ts->o->cgroup)
 		return;
 	n = vmstack_procs_running(pids, ts->cap);
@@ -124,7 +127,7 @@ void record_targets_join_running(struct record_targets *ts)
 			       !vmstack_cgroup_within(cg, want))))
 			continue;
 		if (!vmstack_target_find(ts->t, ts->n, pids[i]))
-			join_target(ts, pids[i]);
+			record_targets_join(ts, pids[i]);
 	}
 }
 
@@ -135,7 +138,7 @@ struct vmstack_target *record_targets_of_sample(struct record_targets *ts, int p
 	t = ts->last && ts->last->pid == pid ? ts->last : vmstack_target_find(ts->t, ts->n, pid);
 	/* Else the module samples only targets: a number it gave is one. */
 	if (!t && ts->whole)
-		t = join_target(ts, pid);
+		t = record_targets_join(ts, pid);
 	if (t)
 		ts->last = t;
 	return t;
@@ -179,21 +182,30 @@ void record_targets_wait(struct record_targets *ts, int ms)
 
 int record_targets_done(const struct record_targets *ts)
 {
+	size_t i;
+
 	if (ts->o->all || ts->o->cgroup)
 		return 0;
 	if (ts->o->children)
 		return ts->command_exited;
-	return ts->nexited == ts->n;
+	/* -p: every process followed exited, the children found too. */
+	for (i = 0; i < ts->n; i++)
+		if (ts->t[i].pid > 0 && !ts->t[i].counted_exit)
+			return 0;
+	return 1;
 }
 
 void record_targets_reap(struct record_targets *ts)
 {
 	size_t i;
 
-	/* -p's processes stay: the recording ends when all of them exited. */
-	if (!ts->whole)
+	/*
+	 * -p's named processes stay (the recording ends when all of them
+	 * exited); the children it followed go as -a's processes do.
+	 */
+	if (!ts->whole && !ts->follow)
 		return;
-	for (i = 0; i < ts->n; i++) {
+	for (i = ts->whole ? 0 : ts->named; i < ts->n; i++) {
 		struct vmstack_target *t = &ts->t[i];
 
 		if (t->pid < 0 || !t->exited)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The processes a recording samples: -p's list or a command (fixed), or
- * under -a, --cgroup and --children a set processes join as their first
- * samples come and leave once they exited and their samples are named.
- * targets.c keeps the set (joins, the running-process scan, exits,
- * reaping); describe.c tells the module and the namer about each member
- * (its VMs, unwind rules, mappings, name).
+ * The processes a recording samples: -p's list (and the processes they
+ * start: follow.c) or a command (fixed), or under -a, --cgroup and
+ * --children a set processes join as their first samples come and leave
+ * once they exited and their samples are named. targets.c keeps the set
+ * (joins, the running-process scan, exits, reaping); describe.c tells the
+ * module and the namer about each member (its VMs, unwind rules,
+ * mappings, name).
  */
 #ifndef VMSTACK_RECORD_TARGETS_H
 #define VMSTACK_RECORD_TARGETS_H
@@ -31,6 +32,10 @@ struct record_targets {
 	 * interval is written); at most @cap of them.
 	 */
 	int whole;			/* also --children */
+	/* -p: the named processes' children join too (follow.c), after them. */
+	int follow;
+	size_t named, followed, followed_refused;
+	double follow_scanned;
 	size_t cap;
 	struct pollfd *pfd;		/* record_targets_wait's */
 	size_t *pfd_target;
@@ -53,13 +58,21 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
  * -a and --cgroup describe the processes on a CPU now.
  */
 void record_targets_join_running(struct record_targets *ts);
+/*
+ * Process @pid joins the set (the module's too, unless it refuses); NULL
+ * when the recorder holds as many as it can (counted).
+ */
+struct vmstack_target *record_targets_join(struct record_targets *ts, int pid);
 /* The target of a sample of process @pid (-a and the like: joined now), or NULL. */
 struct vmstack_target *record_targets_of_sample(struct record_targets *ts, int pid);
 /* Wait up to @ms for a target to exit; note those that did. */
 void record_targets_wait(struct record_targets *ts, int ms);
 /* The targets exited: -p's all, a command (its children or not); never -a. */
 int record_targets_done(const struct record_targets *ts);
-/* -a, --cgroup, --children: the exited targets' slots freed (their samples named). */
+/*
+ * -a, --cgroup, --children, -p's children: the exited targets' slots
+ * freed (their samples named).
+ */
 void record_targets_reap(struct record_targets *ts);
 /* Their processes closed; the counts stay for the caller. */
 void record_targets_close(struct record_targets *ts);
