@@ -45,19 +45,19 @@ LDLIBS_CORE := -ldw -lelf -lz -liberty
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
 # One file per VM runtime in user/vm/, one per output format in user/output/;
-# user/unwind/ makes the unwind rows (its upload.c talks to the module).
+# user/unwind/ makes the unwind rows (its *upload.c files talk to the module).
 CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/abi.c \
 	     user/frame.c user/profile.c user/raw_file.c user/threads.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
 	     user/debuginfo.c user/lines.c user/demangle.c \
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
-	     $(filter-out user/unwind/upload.c,$(wildcard user/unwind/*.c))
+	     $(filter-out %upload.c,$(wildcard user/unwind/*.c))
 CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
 # The recorder's own parts: its layers in user/record/ (record.h), the
 # unwind rules' upload, and the option table's reader it shares with the
 # other tools.
 RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
-	       $(B)/unwind/upload.o $(B)/cli.o
+	       $(B)/unwind/upload.o $(B)/unwind/py_trampolines_upload.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "options.h"
+#include "py_tramp.h"
 #include "session.h"
 #include "symbols.h"
 #include "targets.h"
@@ -46,6 +47,7 @@ static void on_new_map(void *arg, struct vmstack_map *m)
 	if (ts->o->cfi)
 		vmstack_unwind_upload(ts->session->nl, ts->session->started.fd,
 				      record_module_pid(ts, t), m, &ts->uw);
+	record_py_tramp_map(ts, t, m);
 }
 
 void record_target_open(struct record_targets *ts, struct vmstack_target *t, int pid)
@@ -97,6 +99,7 @@ void record_targets_describe(struct record_targets *ts)
 		/* A command's exec and loader come next: read often for a while. */
 		t->refreshed = t->changed = record_now();
 		vmstack_symbolizer_refresh(t->sym);
+		record_py_tramp_refresh(ts, t);
 		if (ts->o->vm == VM_AUTO)
 			vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
 		vmstack_target_read_comm(t);
@@ -130,6 +133,8 @@ static int refresh_target(struct record_targets *ts, struct vmstack_target *t,
 	vmstack_target_read_comm(t);
 	if (vmstack_symbolizer_refresh(t->sym) <= 0)
 		return 0;
+	/* New mappings: an arena of CPython's perf trampolines among them? */
+	record_py_tramp_refresh(ts, t);
 	t->changed = at;
 	return 1;
 }

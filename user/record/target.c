@@ -131,6 +131,8 @@ void vmstack_target_close(struct vmstack_target *t)
 		close(t->pidfd);
 	vmstack_symbolizer_free(t->sym);
 	t->sym = NULL;
+	free(t->py_tramp);
+	t->py_tramp = NULL;
 	t->pidfd = -1;
 	t->pid = -1;
 }

@@ -15,6 +15,8 @@
 
 struct vmstack_symbolizer;
 
+struct vmstack_py_tramp;
+
 struct vmstack_target {
 	int pid;
 	int pidfd;		/* -1: none (watched with kill(pid, 0)) */
@@ -29,6 +31,7 @@ struct vmstack_target {
 	struct vmstack_symbolizer *sym;
 	struct vmstack_vm_attach vms;
 	char vm_file[64];	/* what it registers with libvmstack */
+	struct vmstack_py_tramp *py_tramp;	/* CPython's perf trampolines, or NULL */
 	void *owner;		/* its set (record/targets.h), for callbacks */
 };
 

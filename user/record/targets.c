@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "follow.h"
 #include "options.h"
+#include "py_tramp.h"
 #include "session.h"
 #include "symbols.h"
 #include "targets.h"
@@ -91,6 +92,7 @@ struct vmstack_target *record_targets_join(struct record_targets *ts, int pid)
 	ts->not_described += !t->described;
 	t->refreshed = t->changed = record_now();
 	vmstack_symbolizer_refresh(t->sym);
+	record_py_tramp_refresh(ts, t);
 	if (t->described && ts->o->vm == VM_AUTO)
 		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
 	record_note_join_delay(ts, t);

@@ -1,0 +1,47 @@
+# CPython 3.12 and 3.13 run with -X perf (as PYTHONPERFSUPPORT=1 turns on,
+# and container images set): every Python call goes through a stub the
+# interpreter copies into anonymous memory, which has no unwind rules and,
+# in these builds, no frame pointer. The recorder computes the stub's
+# rules from libpython's own copy of it and gives them to the module for
+# each arena: the same script's stacks are as rooted with -X perf as
+# without, and the stubs' names from /tmp/perf-PID.map (py::FUNC:FILE)
+# show the Python calls in order.
+. tests/guest/lib.sh
+cat >/tmp/xperf.py <<'PY'
+import sys, time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def mid(n):
+    return leaf(n)
+def top(secs):
+    end = time.time() + secs
+    while time.time() < end:
+        mid(20000)
+top(float(sys.argv[1]))
+PY
+ran=0
+for v in 3.12 3.13; do
+	py=$(ls /root/.pyenv/versions/$v.*/bin/python$v 2>/dev/null | head -1)
+	if [ -z "$py" ]; then
+		note "no pyenv CPython $v here: not run"
+		continue
+	fi
+	ran=$((ran + 1))
+	for mode in plain perf; do
+		args=
+		[ $mode = perf ] && args="-X perf"
+		vmstack-record -q -F 499 -o /tmp/xp-$v-$mode.folded -- $py $args /tmp/xperf.py $((2 * span)) \
+			2>/tmp/xp-$v-$mode.err || { cat /tmp/xp-$v-$mode.err; fail "$v $mode: record failed"; }
+	done
+	f=/tmp/xp-$v-perf.folded
+	rp=$(stack_share /tmp/xp-$v-plain.folded "^python$v;_start;")
+	rx=$(stack_share $f "^python$v;_start;")
+	chain=$(stack_share $f "^python$v;_start;.*;py::top:/tmp/xperf\\.py;.*;py::mid:/tmp/xperf\\.py;.*;py::leaf:/tmp/xperf\\.py;")
+	note "CPython $v: rooted at _start $rp% without -X perf, $rx% with it; top, mid, leaf through their stubs in order: $chain%"
+	[ "$rx" -ge $((rp - 5)) ] && [ "$rx" -ge 80 ] || fail "$v: -X perf's stacks end at the stubs"
+	[ "$chain" -ge 70 ] || fail "$v: the stubs' Python calls not in order under _start"
+done
+[ $ran -ge 1 ] || fail "no pyenv CPython 3.12 or 3.13 (scripts/setup's runtimes)"
