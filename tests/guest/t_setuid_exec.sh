@@ -36,12 +36,19 @@ rm -f /tmp/suid-calltree
 cp build/workloads/suid_dumpable /tmp/suid-dumpable
 chown root:root /tmp/suid-dumpable
 chmod 4755 /tmp/suid-dumpable
-# The sleep outlasts the recorder's attach (on the debug kernel 0.5 s did
-# not: the exec came first and the attach was refused, rightly).
-"${nobody[@]}" sh -c "sleep $((2 * scale)); exec /tmp/suid-dumpable $((3 * scale))" &
+# The shell waits for the recorder's session before the exec: a fixed
+# sleep was shorter than the attach on the debug kernel (0.5 s) and on a
+# busy host (2 s); the exec came first and the attach was refused, rightly.
+rm -f /tmp/suid-go
+"${nobody[@]}" sh -c "while [ ! -e /tmp/suid-go ]; do sleep 0.1; done; exec /tmp/suid-dumpable $((3 * scale))" &
 pid=$!
-sleep 0.2
-"${perfmon[@]}" vmstack-record -q -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err
+"${perfmon[@]}" vmstack-record -q -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err &
+rec=$!
+wait_until 30 sh -c "vmstack status | grep -q '^sessions: 1$'" || fail "the recorder did not attach"
+# Sessions start paused: a moment for the recorder to describe the target and resume.
+sleep $scale
+touch /tmp/suid-go
+wait $rec
 rc=$?
 wait $pid
 cat /tmp/suid2.err
