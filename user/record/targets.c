@@ -12,7 +12,7 @@
 #include "follow.h"
 #include "options.h"
 #include "session.h"
-#include "symbols.h"
+#include "process.h"
 #include "targets.h"
 #include "util.h"
 #include "vm/attach.h"
@@ -58,7 +58,7 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
 
 		record_target_open(ts, t, o->pids[i]);
 		if (!o->cmd)
-			vmstack_symbolizer_refresh(t->sym);
+			vmstack_process_refresh(t->proc);
 	}
 }
 
@@ -90,7 +90,7 @@ struct vmstack_target *record_targets_join(struct record_targets *ts, int pid)
 	ts->joined++;
 	ts->not_described += !t->described;
 	t->refreshed = t->changed = record_now();
-	vmstack_symbolizer_refresh(t->sym);
+	vmstack_process_refresh(t->proc);
 	if (t->described && ts->o->vm == VM_AUTO)
 		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
 	record_note_join_delay(ts, t);
