@@ -40,7 +40,7 @@ static const char *frame_text(struct vmstack_process *s, const struct vmstack_fr
 UNIT_TEST(raw_file_round_trip)
 {
 	char path[] = "/tmp/vmstack-raw-XXXXXX";
-	struct vmstack_process *sym = vmstack_process_new(getpid());
+	struct vmstack_process *proc = vmstack_process_new(getpid());
 	struct vmstack_raw_buf buf = { 0 };
 	struct vmstack_threads threads;
 	struct vmstack_raw_head head = { .pid = 1234, .comm = "my prog", .freq = 999,
@@ -54,19 +54,19 @@ UNIT_TEST(raw_file_round_trip)
 	FILE *f;
 	int i, fd;
 
-	CHECK(vmstack_process_refresh(sym) > 0);
-	vmstack_process_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
+	CHECK(vmstack_process_refresh(proc) > 0);
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
 				       &(struct vmstack_name){ .function = "app.lua:10",
 				       .file = "app.lua", .line = 10, .start_line = 10 });
 	/* VM 1 names lines: one identity, two PCs, two names. */
-	vmstack_process_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x100,
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x100,
 				       &(struct vmstack_name){ .function = "f", .file = "a.py",
 				       .line = 3, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
-	vmstack_process_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
 				       &(struct vmstack_name){ .function = "f", .file = "a.py",
 				       .line = 4, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
 	/* Parts with spaces, colons, parentheses and a newline: bytes, kept whole. */
-	vmstack_process_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
 				       &(struct vmstack_name){ .function = "lemur",
 				       .file = "/tmp/py dir/odd (v2):x\n.py", .line = 7,
 				       .start_line = 5, .flags = VMSTACK_NAME_AT_LINE });
@@ -83,7 +83,7 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_threads_init(&threads);
 	vmstack_threads_set(&threads, 7, "worker 1");
 	vmstack_threads_set(&threads, 8, "");
-	CHECK(!vmstack_raw_write(path, &head, sym, &threads, &buf));
+	CHECK(!vmstack_raw_write(path, &head, proc, &threads, &buf));
 	CHECK(!vmstack_raw_read(path, &raw, msg, sizeof(msg)));
 	CHECK(raw.head.pid == 1234 && !strcmp(raw.head.comm, "my prog"));
 	CHECK(raw.head.freq == 999 && raw.head.lost == 7 &&
@@ -92,7 +92,7 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(!strcmp(vmstack_threads_name(&raw.threads, 7), "worker 1"));
 	CHECK(!vmstack_threads_name(&raw.threads, 8) && raw.threads.n == 2);
 	vmstack_threads_free(&threads);
-	CHECK(vmstack_process_nr_maps(raw.proc) == vmstack_process_nr_maps(sym));
+	CHECK(vmstack_process_nr_maps(raw.proc) == vmstack_process_nr_maps(proc));
 	{
 		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234 };
 
@@ -134,5 +134,5 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(strstr(msg, "another vmstack version") && strstr(msg, "record it again"));
 	unlink(path);
 	free(buf.data);
-	vmstack_process_free(sym);
+	vmstack_process_free(proc);
 }
