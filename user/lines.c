@@ -2,8 +2,8 @@
 /*
  * libdw on the Elf we already hold (the file's, or its separate debug
  * file's), not libdwfl: dwfl would find and open the debug file again and
- * keep its own copy of the process's mappings, which user/maps.c and
- * user/symbols.c already keep.
+ * keep its own copy of the process's mappings, which user/process.c and
+ * user/file.c already keep.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -62,7 +62,7 @@ size_t vmstack_maps_update(struct vmstack_maps *maps, FILE *f)
 	return added;
 }
 
-struct vmstack_map *vmstack_maps_find(struct vmstack_maps *maps, uint64_t addr)
+struct vmstack_map *vmstack_maps_find(const struct vmstack_maps *maps, uint64_t addr)
 {
 	size_t i;
 

@@ -6,12 +6,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct vmstack_file;
+
 struct vmstack_map {
 	uint64_t start, end, offset, inode;
 	uint64_t dev;		/* makedev(major, minor) of the file's device */
 	char perms[5];
 	char *path;		/* "" for anonymous memory */
-	void *symtab;		/* the symbolizer's, for this file */
+	struct vmstack_file *file;	/* its file's object (user/file.h), if it has one */
 };
 
 /*
@@ -28,7 +30,7 @@ int vmstack_map_parse(char *line, struct vmstack_map *m);
 /* Add the mappings of @f not yet known; returns how many were new. */
 size_t vmstack_maps_update(struct vmstack_maps *maps, FILE *f);
 /* The newest mapping containing addr, or NULL. */
-struct vmstack_map *vmstack_maps_find(struct vmstack_maps *maps, uint64_t addr);
+struct vmstack_map *vmstack_maps_find(const struct vmstack_maps *maps, uint64_t addr);
 void vmstack_maps_free(struct vmstack_maps *maps);
 
 #endif

@@ -3,12 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "process.h"
 #include "profile.h"
 #include "stacks.h"
-#include "symbols.h"
 #include "util.h"
 
 #define NAME_LEN 256
+/*
+ * Room for a native name made up ("FILE+0xVADDR", "PATH+0xOFFSET") with
+ * --lines: 512 bytes, as the names kept with a file's lines have always
+ * had (256 without), so that the same recording gives the same names.
+ */
+#define LINES_NAME_LEN 512
 
 void vmstack_profile_init(struct vmstack_profile *p)
 {
@@ -180,37 +186,58 @@ void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 }
 
 /* The profile's mapping for @m (added if new): index + 1. */
-static uint32_t profile_map(struct vmstack_profile *p,
-			    const struct vmstack_where *w)
+static uint32_t profile_map(struct vmstack_profile *p, const struct vmstack_map *m,
+			    const char *build_id)
 {
 	size_t i;
 
 	for (i = 0; i < p->nmaps; i++)
-		if (p->maps[i].start == w->map->start &&
-		    !strcmp(p->maps[i].path, w->map->path))
+		if (p->maps[i].start == m->start && !strcmp(p->maps[i].path, m->path))
 			return (uint32_t)i + 1;
 	p->maps = xrealloc(p->maps, (p->nmaps + 1) * sizeof(*p->maps));
 	p->maps[p->nmaps] = (struct vmstack_pmap){
-		.path = xstrdup(w->map->path), .build_id = xstrdup(w->build_id),
-		.start = w->map->start, .limit = w->map->end, .offset = w->map->offset,
+		.path = xstrdup(m->path), .build_id = xstrdup(build_id),
+		.start = m->start, .limit = m->end, .offset = m->offset,
 	};
 	return (uint32_t)++p->nmaps;
 }
 
-/* Frame @f named @n: its id, with its place when it is new. */
-static uint32_t named_frame(struct vmstack_profile *p, struct vmstack_symbolizer *sym,
-			    const struct vmstack_frame *f, const struct vmstack_name *n)
+/*
+ * Frame @f of process @proc: its ids, leaf first, in @leaf (a native
+ * frame with lines is its function and the calls inlined there, the
+ * innermost first); returns how many. A new native frame gets its place
+ * (mapping, address) from the same resolve that names it.
+ */
+static uint32_t frame_ids(struct vmstack_profile *p, struct vmstack_process *proc,
+			  const struct vmstack_frame *f, int lines, uint32_t *leaf)
 {
-	size_t before = p->nframes;
-	uint32_t id = vmstack_profile_intern(p, n);
+	struct vmstack_name names[VMSTACK_MAX_INLINE];
+	char buf[LINES_NAME_LEN];
 	struct vmstack_where w;
+	uint32_t k, nn = 1;
+	size_t before;
 
-	if (p->nframes > before && f->kind == VMSTACK_FRAME_NATIVE &&
-	    !vmstack_symbolizer_where(sym, f->value, f->ret, &w)) {
-		p->frames[id].map = profile_map(p, &w);
-		p->frames[id].addr = w.addr;
+	if (f->kind != VMSTACK_FRAME_NATIVE) {
+		vmstack_process_name(proc, f, &names[0], buf, NAME_LEN);
+		leaf[0] = vmstack_profile_intern(p, &names[0]);
+		return 1;
 	}
-	return id;
+	vmstack_process_resolve(proc, f->value, f->ret, &w, buf, lines ? LINES_NAME_LEN : NAME_LEN);
+	names[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .function = w.name,
+					  .file = "" };
+	if (lines)
+		nn = (uint32_t)vmstack_process_lines(proc, &w, names, VMSTACK_MAX_INLINE);
+	for (k = 0; k < nn; k++) {
+		before = p->nframes;
+		leaf[k] = vmstack_profile_intern(p, &names[nn - 1 - k]);
+		/* Formats that show addresses (pprof) place it in its file's mapping. */
+		if (p->nframes > before && w.map && w.map->path[0] == '/') {
+			p->frames[leaf[k]].map = profile_map(p, w.map,
+				w.file ? vmstack_file_build_id(w.file) : "");
+			p->frames[leaf[k]].addr = w.addr;
+		}
+	}
+	return nn;
 }
 
 /* @pid's slot in the table of processes: its entry or the free one. */
@@ -258,59 +285,74 @@ static void profile_proc(struct vmstack_profile *p, uint32_t pid, const char *co
 	p->proc_slots[proc_slot(p, pid)] = p->nprocs;
 }
 
-void vmstack_profile_name(struct vmstack_profile *p,
-			  const struct vmstack_stacks *st,
-			  struct vmstack_symbolizer *sym,
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct vmstack_stack *x = *(const struct vmstack_stack *const *)a;
+	const struct vmstack_stack *y = *(const struct vmstack_stack *const *)b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Stack @s of @src's process, named, into @p; @leaf and @ids are room for it. */
+static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
+		       const struct vmstack_name_source *src,
+		       const struct vmstack_name_opts *o, uint32_t *leaf, uint32_t *ids)
+{
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f;
+	uint32_t n = 0, nl = 0, nk = 0, k;
+	char root[NAME_LEN];
+
+	k = (uint32_t)snprintf(root, sizeof(root), "%s", src->comm);
+	if (o->root_pid && k < sizeof(root))
+		k += (uint32_t)snprintf(root + k, sizeof(root) - k, " (%u)", s->pid);
+	if (o->per_thread && k < sizeof(root))
+		snprintf(root + k, sizeof(root) - k, "/%u", s->tid);
+	ids[n++] = vmstack_profile_frame(p, root, VMSTACK_FRAME_ROOT);
+	vmstack_stack_frames(s, &it);
+	while (vmstack_frames_next(&it, &f)) {
+		nk += f.kind == VMSTACK_FRAME_KERNEL;
+		nl += frame_ids(p, src->proc, &f, o->lines, leaf + nl);
+	}
+	/* Root first: user frames outermost first, then kernel frames. */
+	for (k = nl; k > nk; k--)
+		ids[n++] = leaf[k - 1];
+	for (k = nk; k > 0; k--)
+		ids[n++] = leaf[k - 1];
+	vmstack_profile_add(p, ids, n, s->pid, s->tid, s->count);
+}
+
+void vmstack_profile_name(struct vmstack_profile *p, const struct vmstack_stacks *st,
 			  const struct vmstack_name_opts *o)
 {
 	/* Each stack's ids, leaf first as its frames are. */
 	size_t cap = 2 * VMSTACK_MAX_DEPTH * (o->lines ? VMSTACK_MAX_INLINE : 1);
 	uint32_t *leaf = xmalloc(cap * sizeof(*leaf));
 	uint32_t *ids = xmalloc((cap + 1) * sizeof(*ids));
-	struct vmstack_name names[VMSTACK_MAX_INLINE], n;
-	struct vmstack_frame_iter it;
-	struct vmstack_frame f;
-	char name[NAME_LEN];
-	size_t i;
+	const struct vmstack_stack **v = xmalloc((st->n ? st->n : 1) * sizeof(*v));
+	struct vmstack_name_source src;
+	size_t i, n = 0;
+	int have = 0;
 
-	vmstack_symbolizer_demangle(sym, !o->no_demangle);
-	for (i = 0; i < st->nslots; i++) {
-		const struct vmstack_stack *s = st->slots[i];
-		uint32_t n_ids = 0, nl = 0, nk = 0, k;
-		size_t nn;
-
-		if (!s || (o->one_pid && s->pid != o->pid))
-			continue;
-		k = (uint32_t)snprintf(name, sizeof(name), "%s", o->comm);
-		if (o->root_pid && k < sizeof(name))
-			k += (uint32_t)snprintf(name + k, sizeof(name) - k, " (%u)", s->pid);
-		if (o->per_thread && k < sizeof(name))
-			snprintf(name + k, sizeof(name) - k, "/%u", s->tid);
-		ids[n_ids++] = vmstack_profile_frame(p, name, VMSTACK_FRAME_ROOT);
-		vmstack_stack_frames(s, &it);
-		while (vmstack_frames_next(&it, &f)) {
-			nk += f.kind == VMSTACK_FRAME_KERNEL;
-			if (!o->lines || f.kind != VMSTACK_FRAME_NATIVE) {
-				vmstack_symbolize(sym, &f, &n, name, sizeof(name));
-				leaf[nl++] = named_frame(p, sym, &f, &n);
-				continue;
+	/* By process: each process's source is asked for once. */
+	for (i = 0; i < st->nslots; i++)
+		if (st->slots[i])
+			v[n++] = st->slots[i];
+	qsort(v, n, sizeof(*v), cmp_pid);
+	for (i = 0; i < n; i++) {
+		if (!i || v[i]->pid != v[i - 1]->pid) {
+			have = !o->source(o->arg, v[i]->pid, &src);
+			if (have) {
+				vmstack_process_demangle(src.proc, !o->no_demangle);
+				profile_proc(p, v[i]->pid, src.comm, src.cgroup);
 			}
-			/* Outermost first: leaf first, the innermost call goes first. */
-			nn = vmstack_symbolize_user_lines(sym, f.value, f.ret, names,
-							  VMSTACK_MAX_INLINE);
-			while (nn)
-				leaf[nl++] = named_frame(p, sym, &f, &names[--nn]);
 		}
-		/* Root first: user frames outermost first, then kernel frames. */
-		for (k = nl; k > nk; k--)
-			ids[n_ids++] = leaf[k - 1];
-		for (k = nk; k > 0; k--)
-			ids[n_ids++] = leaf[k - 1];
-		vmstack_profile_add(p, ids, n_ids, s->pid, s->tid, s->count);
-		profile_proc(p, s->pid, o->comm, o->cgroup);
+		if (have)
+			name_stack(p, v[i], &src, o, leaf, ids);
 	}
 	if (o->per_thread)
 		p->threads = o->threads;
+	free(v);
 	free(leaf);
 	free(ids);
 }

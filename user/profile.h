@@ -14,7 +14,7 @@
 #include "frame.h"
 
 struct vmstack_stacks;
-struct vmstack_symbolizer;
+struct vmstack_process;
 struct vmstack_threads;
 
 /* A file as mapped, for formats that show addresses (pprof). */
@@ -26,8 +26,8 @@ struct vmstack_pmap {
 /*
  * A frame as shown: its name's parts (user/frame.h), interned, so equal
  * frames have one id. A native frame also says where it is: a mapping
- * and the address it stands for (its function's entry; see
- * vmstack_symbolizer_where()).
+ * and the address it stands for (its function's entry; see struct
+ * vmstack_where, user/process.h).
  */
 struct vmstack_pframe {
 	enum vmstack_frame_kind kind;
@@ -97,12 +97,21 @@ void vmstack_profile_add(struct vmstack_profile *p, const uint32_t *ids,
 /* Process @pid's name and cgroup, or NULL if the profile does not know it. */
 const struct vmstack_pproc *vmstack_profile_proc(const struct vmstack_profile *p, uint32_t pid);
 
-/* How stacks are named. */
-struct vmstack_name_opts {
+/* A process whose stacks are named: what names them, and its labels. */
+struct vmstack_name_source {
+	struct vmstack_process *proc;
 	const char *comm;	/* the process's name: the root frame */
 	const char *cgroup;	/* its cgroup, for labels; NULL: unknown */
-	int one_pid;		/* only the stacks of process @pid (else all) */
-	uint32_t pid;
+};
+
+/* How stacks are named. */
+struct vmstack_name_opts {
+	/*
+	 * The source of process @pid's stacks in @src: 0, or -1 to leave
+	 * them out. Asked once per process.
+	 */
+	int (*source)(void *arg, uint32_t pid, struct vmstack_name_source *src);
+	void *arg;
 	int root_pid;		/* root frame "COMM (PID)": stacks of several processes */
 	int per_thread;		/* root COMM/TID, stacks by thread */
 	const struct vmstack_threads *threads;	/* thread names, or NULL */
@@ -111,15 +120,14 @@ struct vmstack_name_opts {
 };
 
 /*
- * Name every stack of @st (of process @o->pid) with @sym: the root frame, user frames
+ * Name every stack of @st, in one pass with the stacks bucketed by
+ * process, each with its process's source: the root frame, user frames
  * outermost first, then kernel frames. With @o->lines a native frame
  * becomes its function and the functions inlined there, with their source
- * lines (vmstack_symbolize_user_lines). Native names are demangled
- * unless @o->no_demangle.
+ * lines (vmstack_file_lines). Native names are demangled unless
+ * @o->no_demangle.
  */
-void vmstack_profile_name(struct vmstack_profile *p,
-			  const struct vmstack_stacks *st,
-			  struct vmstack_symbolizer *sym,
+void vmstack_profile_name(struct vmstack_profile *p, const struct vmstack_stacks *st,
 			  const struct vmstack_name_opts *o);
 /* The stacks, in no particular order: @i from 0 to nslots, NULL skipped. */
 static inline const struct vmstack_pstack *

@@ -44,7 +44,7 @@ static int write_vm_name(void *arg, uint64_t ident, uint64_t pc,
 }
 
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
-		      struct vmstack_symbolizer *sym,
+		      struct vmstack_process *proc,
 		      const struct vmstack_threads *threads,
 		      const struct vmstack_raw_buf *b)
 {
@@ -55,10 +55,10 @@ int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		return -1;
 	err = fprintf(f, RAW_MAGIC "pid %d\ncomm %s\nfreq %u\nlost %" PRIu64
 		      "\nduration %" PRIu64 "\nmaps %zu\n", h->pid, h->comm, h->freq,
-		      h->lost, h->duration_ns, vmstack_symbolizer_nr_maps(sym)) < 0 ||
-	      vmstack_symbolizer_write_maps(sym, f) ||
-	      fprintf(f, "vmnames %zu\n", vmstack_symbolizer_nr_vm_names(sym)) < 0 ||
-	      vmstack_symbolizer_each_vm_name(sym, write_vm_name, f) ||
+		      h->lost, h->duration_ns, vmstack_process_nr_maps(proc)) < 0 ||
+	      vmstack_process_write_maps(proc, f) ||
+	      fprintf(f, "vmnames %zu\n", vmstack_process_vm_names(proc)->n) < 0 ||
+	      vmstack_vm_names_each(vmstack_process_vm_names(proc), write_vm_name, f) ||
 	      fprintf(f, "threads %zu\n", threads->n) < 0 ||
 	      vmstack_threads_write(threads, f) ||
 	      fputs("records\n", f) < 0 ||
@@ -74,8 +74,8 @@ static int fail(char *err, size_t len, const char *what)
 	return -1;
 }
 
-/* One VM name, as write_vm_name() wrote it, into @sym: 0, or -1. */
-static int read_vm_name(FILE *f, struct vmstack_symbolizer *sym)
+/* One VM name, as write_vm_name() wrote it, into @proc: 0, or -1. */
+static int read_vm_name(FILE *f, struct vmstack_process *proc)
 {
 	uint64_t ident, pc;
 	struct vmstack_name n = { 0 };
@@ -94,7 +94,7 @@ static int read_vm_name(FILE *f, struct vmstack_symbolizer *sym)
 		b[lf] = b[lf + 1 + ll] = 0;
 		n.function = b;
 		n.file = b + lf + 1;
-		vmstack_symbolizer_add_vm_name(sym, ident, pc, &n);
+		vmstack_process_add_vm_name(proc, ident, pc, &n);
 	}
 	free(b);
 	return ok ? 0 : -1;
@@ -141,8 +141,8 @@ int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 		fclose(f);
 		return fail(err, len, "truncated raw recording (mappings)");
 	}
-	raw->sym = vmstack_symbolizer_new(raw->head.pid);
-	for (i = 0; i < nvm && !read_vm_name(f, raw->sym); i++)
+	raw->proc = vmstack_process_new(raw->head.pid);
+	for (i = 0; i < nvm && !read_vm_name(f, raw->proc); i++)
 		;
 	vmstack_threads_init(&raw->threads);
 	bad = i < nvm || fscanf(f, "threads %zu\n", &nthreads) != 1;
@@ -162,7 +162,7 @@ int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 	}
 	mf = fmemopen(maps, maps_len ? maps_len : 1, "r");
 	if (mf) {
-		vmstack_symbolizer_add_maps(raw->sym, mf);
+		vmstack_process_add_maps(raw->proc, mf);
 		fclose(mf);
 	}
 	free(maps);
@@ -242,7 +242,7 @@ int vmstack_raw_read(const char *path, struct vmstack_raw *raw, char *err,
 
 void vmstack_raw_free(struct vmstack_raw *raw)
 {
-	vmstack_symbolizer_free(raw->sym);
+	vmstack_process_free(raw->proc);
 	vmstack_threads_free(&raw->threads);
 	free(raw->records.data);
 	if (raw->f)

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <linux/vmstack.h>
 
-#include "symbols.h"
+#include "process.h"
 #include "threads.h"
 
 struct vmstack_raw_buf {
@@ -40,13 +40,13 @@ struct vmstack_raw_head {
 };
 
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
-		      struct vmstack_symbolizer *sym,
+		      struct vmstack_process *proc,
 		      const struct vmstack_threads *threads,
 		      const struct vmstack_raw_buf *b);
 
 struct vmstack_raw {
 	struct vmstack_raw_head head;
-	struct vmstack_symbolizer *sym;	/* built from the saved mappings */
+	struct vmstack_process *proc;	/* built from the saved mappings */
 	struct vmstack_threads threads;
 	struct vmstack_raw_buf records;	/* vmstack_raw_read's, all of them */
 	/* vmstack_raw_open's: the file at the records, a window on them. */

@@ -82,6 +82,16 @@ static int set_option(void *arg, int key, const char *val)
 	return -1;
 }
 
+/* Every stack of a recording is its process's, named as it recorded them. */
+static int raw_source(void *arg, uint32_t pid, struct vmstack_name_source *src)
+{
+	struct vmstack_raw *raw = arg;
+
+	(void)pid;
+	*src = (struct vmstack_name_source){ .proc = raw->proc, .comm = raw->head.comm };
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct settings s = { 0 };
@@ -121,9 +131,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &st, raw.sym, &(struct vmstack_name_opts){
-		.comm = raw.head.comm, .per_thread = s.per_thread, .threads = &raw.threads,
-		.lines = s.lines, .no_demangle = s.no_demangle });
+	vmstack_profile_name(&p, &st, &(struct vmstack_name_opts){
+		.source = raw_source, .arg = &raw, .per_thread = s.per_thread,
+		.threads = &raw.threads, .lines = s.lines, .no_demangle = s.no_demangle });
 	p.lost = raw.head.lost;
 	p.freq = raw.head.freq;
 	p.duration_ns = raw.head.duration_ns;

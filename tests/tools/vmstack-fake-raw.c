@@ -70,18 +70,18 @@ static void add(struct vmstack_raw_buf *b, int count, unsigned int nk, unsigned 
 #define ODD_FILE "/tmp/py dir/odd (v2):x.py"
 
 /* VM word @ident at @pc is @function of @file at @line (from @first). */
-static void name(struct vmstack_symbolizer *sym, uint64_t ident, uint64_t pc,
+static void name(struct vmstack_process *proc, uint64_t ident, uint64_t pc,
 		 const char *function, const char *file, uint32_t line, uint32_t first,
 		 unsigned int flags)
 {
-	vmstack_symbolizer_add_vm_name(sym, ident, pc, &(struct vmstack_name){
+	vmstack_process_add_vm_name(proc, ident, pc, &(struct vmstack_name){
 		.function = function, .file = file, .line = line, .start_line = first,
 		.flags = flags });
 }
 
 int main(int argc, char **argv)
 {
-	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *proc = vmstack_process_new(getpid());
 	const uint64_t leaf = ADDR(leaf_fn), mid = ADDR(mid_fn), top = ADDR(main);
 	struct vmstack_raw_head head = { .pid = getpid(), .comm = "fakeprog",
 					 .freq = 999, .lost = 5,
@@ -92,14 +92,14 @@ int main(int argc, char **argv)
 
 	if (argc != 2)
 		return 2;
-	vmstack_symbolizer_refresh(sym);
-	name(sym, LUA, 0, "app.lua:12", "app.lua", 12, 12, 0);
-	name(sym, MAIN_CHUNK, 0, "app.lua:0", "app.lua", 0, 0, 0);
-	name(sym, PY, 0x10, "handler", "app.py", 7, 5, VMSTACK_NAME_AT_LINE);
-	name(sym, PY, 0x20, "handler", "app.py", 9, 5, VMSTACK_NAME_AT_LINE);
-	name(sym, ODD_PY, 0x30, "lemur", ODD_FILE, 7, 5, VMSTACK_NAME_AT_LINE);
-	name(sym, TRACE, 0, "TRACE_3 app.lua:14", "app.lua", 14, 14, 0);
-	name(sym, BUILTIN, 0, "pcall", "", 0, 0, 0);
+	vmstack_process_refresh(proc);
+	name(proc, LUA, 0, "app.lua:12", "app.lua", 12, 12, 0);
+	name(proc, MAIN_CHUNK, 0, "app.lua:0", "app.lua", 0, 0, 0);
+	name(proc, PY, 0x10, "handler", "app.py", 7, 5, VMSTACK_NAME_AT_LINE);
+	name(proc, PY, 0x20, "handler", "app.py", 9, 5, VMSTACK_NAME_AT_LINE);
+	name(proc, ODD_PY, 0x30, "lemur", ODD_FILE, 7, 5, VMSTACK_NAME_AT_LINE);
+	name(proc, TRACE, 0, "TRACE_3 app.lua:14", "app.lua", 14, 14, 0);
+	name(proc, BUILTIN, 0, "pcall", "", 0, 0, 0);
 	ADD(&b, 3, 0, leaf, mid, top);
 	ADD(&b, 2, 2, K1, K2, leaf, mid, top);
 	ADD(&b, 4, 0, leaf, PY, 0x10, LUA, 0, MAIN_CHUNK, 0, mid, top);
@@ -111,11 +111,11 @@ int main(int argc, char **argv)
 	ADD(&b, 2, 0, leaf, ODD_PY, 0x30, mid, top);
 	vmstack_threads_init(&threads);
 	vmstack_threads_set(&threads, (uint32_t)getpid(), "fakeprog");
-	err = vmstack_raw_write(argv[1], &head, sym, &threads, &b);
+	err = vmstack_raw_write(argv[1], &head, proc, &threads, &b);
 	vmstack_threads_free(&threads);
 	if (err)
 		perror(argv[1]);
-	vmstack_symbolizer_free(sym);
+	vmstack_process_free(proc);
 	free(b.data);
 	return err ? 1 : 0;
 }

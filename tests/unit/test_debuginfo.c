@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "elf_facts.h"
-#include "symbols.h"
+#include "process.h"
 #include "unit.h"
 
 /* The return addresses of a stack, as glibc's unwinder finds them. */
@@ -26,6 +26,28 @@ struct trace {
 	void *pc[64];
 	int n;
 };
+
+/* The name of user address @addr in @s, as a frame of it is named, written to @buf. */
+static const char *user_name(struct vmstack_process *s, uint64_t addr, int ret, char *buf,
+			     size_t len)
+{
+	struct vmstack_where w;
+
+	vmstack_process_resolve(s, addr, ret, &w, buf, len);
+	if (w.name != buf)
+		snprintf(buf, len, "%s", w.name);
+	return buf;
+}
+
+/* The frames of user address @addr with lines, as --lines names them. */
+static size_t user_lines(struct vmstack_process *s, uint64_t addr, struct vmstack_name *names)
+{
+	static char buf[512];
+	struct vmstack_where w;
+
+	vmstack_process_resolve(s, addr, 0, &w, buf, sizeof(buf));
+	return vmstack_process_lines(s, &w, names, VMSTACK_MAX_INLINE);
+}
 
 static void *thread_trace(void *arg)
 {
@@ -116,7 +138,7 @@ static int debug_file_installed(const char *path)
  */
 UNIT_TEST(libc_named_from_debug_file)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	char cmd[8192], buf[256], *out, *line, *save = NULL;
 	struct trace main_t, thr = { .n = 0 };
 	const char *libc, *want[] = { "start_thread", "__libc_start_call_main" };
@@ -134,12 +156,12 @@ UNIT_TEST(libc_named_from_debug_file)
 		fprintf(stderr, "  no debug file for %s: libc6-dbg is not installed"
 			" (scripts/setup installs it)\n", libc ? libc : "libc");
 		unit_failed = 1;
-		vmstack_symbolizer_free(s);
+		vmstack_process_free(s);
 		return;
 	}
 	for (i = 0; i < 2; i++)
 		CHECK(!has_symbol(libc, want[i]));
-	CHECK(vmstack_symbolizer_refresh(s) > 0);
+	CHECK(vmstack_process_refresh(s) > 0);
 	len = snprintf(cmd, sizeof(cmd), "gdb -nx -batch");
 	for (i = 0; i < main_t.n + thr.n && n < 128; i++) {
 		void *pc = i < main_t.n ? main_t.pc[i] : thr.pc[i - main_t.n];
@@ -160,7 +182,7 @@ UNIT_TEST(libc_named_from_debug_file)
 		/* "NAME + OFF in section .text of FILE", or "NAME in section ..." */
 		size_t k = strcspn(line, " ");
 
-		vmstack_symbolize_user(s, addrs[i], 1, buf, sizeof(buf));
+		user_name(s, addrs[i], 1, buf, sizeof(buf));
 		if (strlen(buf) != k || strncmp(buf, line, k)) {
 			fprintf(stderr, "  0x%" PRIx64 ": ours '%s', gdb '%s'\n", addrs[i], buf, line);
 			unit_failed = 1;
@@ -171,7 +193,7 @@ UNIT_TEST(libc_named_from_debug_file)
 	CHECK(i == n);
 	CHECK(seen[0] && seen[1]);
 	free(out);
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 }
 
 /* A known inlined call: inl()'s loop in outer(), both in lines.c. */
@@ -236,17 +258,17 @@ static int find_outer(const char *path, uint64_t *vaddr, uint64_t *size, uint64_
 
 #define MAP_BASE 0x10000000ULL
 
-/* A symbolizer that sees @path mapped at MAP_BASE from offset 0. */
-static struct vmstack_symbolizer *map_file(const char *path, int inode)
+/* A process that maps @path at MAP_BASE from offset 0. */
+static struct vmstack_process *map_file(const char *path, int inode)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	char maps[512];
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "%llx-%llx r-xp 00000000 00:00 %d %s\n",
 		 MAP_BASE, MAP_BASE + 0x100000, inode, path);
 	f = fmemopen(maps, strlen(maps), "r");
-	vmstack_symbolizer_add_maps(s, f);
+	vmstack_process_add_maps(s, f);
 	fclose(f);
 	return s;
 }
@@ -257,7 +279,7 @@ static struct vmstack_symbolizer *map_file(const char *path, int inode)
  * first, and their lines. Returns the number of addresses with an
  * inlined frame, or -1 on a difference.
  */
-static int compare_lines(struct vmstack_symbolizer *s, const char *ref)
+static int compare_lines(struct vmstack_process *s, const char *ref)
 {
 	uint64_t vaddr, size, off, a;
 	char *cmd, *out, *line, *save = NULL, want[16][512];
@@ -300,7 +322,7 @@ static int compare_lines(struct vmstack_symbolizer *s, const char *ref)
 				snprintf(want[n++], sizeof(want[0]), "%s (%s)", line, where);
 			line = strtok_r(NULL, "\n", &save);
 		}
-		got = vmstack_symbolize_user_lines(s, MAP_BASE + off + a, 0, parts, VMSTACK_MAX_INLINE);
+		got = user_lines(s, MAP_BASE + off + a, parts);
 		/* As collapsed stacks show them. */
 		for (i = 0; i < got; i++)
 			vmstack_name_text(&parts[i], names[i], sizeof(names[i]));
@@ -330,14 +352,14 @@ static int compare_lines(struct vmstack_symbolizer *s, const char *ref)
 UNIT_TEST(lines_and_inlined_calls_as_addr2line)
 {
 	char dir[] = "/tmp/vmstack-unit-XXXXXX", path[256], cmd[512];
-	struct vmstack_symbolizer *s;
+	struct vmstack_process *s;
 
 	CHECK(mkdtemp(dir) != NULL);
 	CHECK(!build_inline_prog(dir));
 	snprintf(path, sizeof(path), "%s/lines", dir);
 	s = map_file(path, 1);
 	CHECK(compare_lines(s, path) > 0);
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(!system(cmd));
 }
@@ -350,7 +372,7 @@ UNIT_TEST(lines_and_inlined_calls_as_addr2line)
 UNIT_TEST(debuglink_in_temp_dir)
 {
 	char dir[] = "/tmp/vmstack-unit-XXXXXX", path[256], cmd[1024], buf[256];
-	struct vmstack_symbolizer *s;
+	struct vmstack_process *s;
 	uint64_t vaddr, size, off;
 
 	CHECK(mkdtemp(dir) != NULL);
@@ -366,15 +388,15 @@ UNIT_TEST(debuglink_in_temp_dir)
 	snprintf(path, sizeof(path), "%s/stripped", dir);
 	CHECK(!has_symbol(path, "outer"));
 	s = map_file(path, 2);
-	CHECK(!strcmp(vmstack_symbolize_user(s, MAP_BASE + off, 0, buf, sizeof(buf)), "outer"));
+	CHECK(!strcmp(user_name(s, MAP_BASE + off, 0, buf, sizeof(buf)), "outer"));
 	snprintf(cmd, sizeof(cmd), "%s/lines", dir);
 	CHECK(compare_lines(s, cmd) > 0);
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 	/* other/lines.debug differs: its CRC is not the link's. */
 	snprintf(path, sizeof(path), "%s/other/stripped", dir);
 	s = map_file(path, 3);
-	CHECK(strcmp(vmstack_symbolize_user(s, MAP_BASE + off, 0, buf, sizeof(buf)), "outer"));
-	vmstack_symbolizer_free(s);
+	CHECK(strcmp(user_name(s, MAP_BASE + off, 0, buf, sizeof(buf)), "outer"));
+	vmstack_process_free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(!system(cmd));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Demangling: C++ and Rust (legacy and v0) symbol names made readable, C's
- * left alone; and through the symbolizer, functions of this very program
+ * left alone; and through a process object, functions of this very program
  * under mangled names (asm labels, so no C++ compiler is needed) named
  * demangled, whole however long, in a profile and its folded text, or as
  * their file spells them with --no-demangle.
@@ -14,8 +14,8 @@
 #include "demangle.h"
 #include "output/output.h"
 #include "profile.h"
+#include "process.h"
 #include "stacks.h"
-#include "symbols.h"
 #include "unit.h"
 
 #define FIBER_LOOP "_ZN9tarantool5fiber4loopEv"
@@ -105,23 +105,44 @@ __attribute__((noinline)) int unit_plain_c(int x)
 /* Inside each function: the sampled PC, or a return address past the call. */
 #define AT(fn) ((uint64_t)(uintptr_t)&(fn) + 1)
 
-static const char *native_name(struct vmstack_symbolizer *s, uint64_t addr)
+static const char *native_name(struct vmstack_process *s, uint64_t addr)
 {
 	struct vmstack_frame f = { .kind = VMSTACK_FRAME_NATIVE, .value = addr };
 	static char buf[64];
 	struct vmstack_name n;
 
-	vmstack_symbolize(s, &f, &n, buf, sizeof(buf));
+	vmstack_process_name(s, &f, &n, buf, sizeof(buf));
 	return n.function;
+}
+
+/* The name of user address @addr written to @buf, cut to it. */
+static const char *name_into(struct vmstack_process *s, uint64_t addr, char *buf, size_t len)
+{
+	struct vmstack_where w;
+
+	vmstack_process_resolve(s, addr, 0, &w, buf, len);
+	if (w.name != buf)
+		snprintf(buf, len, "%s", w.name);
+	return buf;
+}
+
+/* The frames of user address @addr with lines, as --lines names them. */
+static size_t user_lines(struct vmstack_process *s, uint64_t addr, struct vmstack_name *names)
+{
+	static char buf[64];
+	struct vmstack_where w;
+
+	vmstack_process_resolve(s, addr, 0, &w, buf, sizeof(buf));
+	return vmstack_process_lines(s, &w, names, VMSTACK_MAX_INLINE);
 }
 
 UNIT_TEST(demangle_native_frames)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	struct vmstack_name names[VMSTACK_MAX_INLINE];
 	char buf[64];
 
-	CHECK(vmstack_symbolizer_refresh(s) > 0);
+	CHECK(vmstack_process_refresh(s) > 0);
 	CHECK(!strcmp(native_name(s, AT(unit_fiber_loop)), "tarantool::fiber::loop()"));
 	CHECK(!strcmp(native_name(s, AT(unit_rust_legacy)), "core::fmt::write"));
 	CHECK(!strcmp(native_name(s, AT(unit_rust_v0)), "mycrate::module::func"));
@@ -129,26 +150,34 @@ UNIT_TEST(demangle_native_frames)
 	/* Not cut to the caller's buffer: it is the symbol's own. */
 	CHECK(!strcmp(native_name(s, AT(unit_long_cxx)), LONG_READABLE));
 	/* Into a buffer, cut to it. */
-	vmstack_symbolize_user(s, AT(unit_long_cxx), 0, buf, sizeof(buf));
+	name_into(s, AT(unit_long_cxx), buf, sizeof(buf));
 	CHECK(strlen(buf) == sizeof(buf) - 1 && !strncmp(buf, LONG_READABLE, sizeof(buf) - 1));
 	/* With lines, the outermost frame is the function, demangled too. */
-	CHECK(vmstack_symbolize_user_lines(s, AT(unit_fiber_loop), 0, names, VMSTACK_MAX_INLINE) >= 1);
+	CHECK(user_lines(s, AT(unit_fiber_loop), names) >= 1);
 	CHECK(!strcmp(names[0].function, "tarantool::fiber::loop()"));
 	/* --no-demangle: as the file spells them, frames with lines found again. */
-	vmstack_symbolizer_demangle(s, false);
+	vmstack_process_demangle(s, false);
 	CHECK(!strcmp(native_name(s, AT(unit_fiber_loop)), FIBER_LOOP));
 	CHECK(!strcmp(native_name(s, AT(unit_rust_v0)), RUST_V0));
 	CHECK(!strcmp(native_name(s, AT(unit_long_cxx)), LONG_CXX));
 	CHECK(!strcmp(native_name(s, AT(unit_plain_c)), "unit_plain_c"));
-	CHECK(vmstack_symbolize_user_lines(s, AT(unit_fiber_loop), 0, names, VMSTACK_MAX_INLINE) >= 1);
+	CHECK(user_lines(s, AT(unit_fiber_loop), names) >= 1);
 	CHECK(!strcmp(names[0].function, FIBER_LOOP));
-	vmstack_symbolizer_demangle(s, true);
+	vmstack_process_demangle(s, true);
 	CHECK(!strcmp(native_name(s, AT(unit_fiber_loop)), "tarantool::fiber::loop()"));
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
+}
+
+/* Every stack is process @arg's, "app". */
+static int app_source(void *arg, uint32_t pid, struct vmstack_name_source *src)
+{
+	(void)pid;
+	*src = (struct vmstack_name_source){ .proc = arg, .comm = "app" };
+	return 0;
 }
 
 /* The folded text of one stack, leaf first in @ips, named with or without demangling. */
-static char *folded_of(struct vmstack_symbolizer *s, const uint64_t *ips, unsigned int n,
+static char *folded_of(struct vmstack_process *s, const uint64_t *ips, unsigned int n,
 		       int no_demangle)
 {
 	struct {
@@ -169,8 +198,8 @@ static char *folded_of(struct vmstack_symbolizer *s, const uint64_t *ips, unsign
 	vmstack_stacks_init(&st, 0);
 	vmstack_stacks_add(&st, &r.rec);
 	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &st, s, &(struct vmstack_name_opts){
-		.comm = "app", .no_demangle = no_demangle });
+	vmstack_profile_name(&p, &st, &(struct vmstack_name_opts){
+		.source = app_source, .arg = s, .no_demangle = no_demangle });
 	out = open_memstream(&text, &len);
 	CHECK(!vmstack_output_find("folded")->write(&p, NULL, out));
 	fclose(out);
@@ -186,12 +215,12 @@ static char *folded_of(struct vmstack_symbolizer *s, const uint64_t *ips, unsign
  */
 UNIT_TEST(demangle_profile_whole_names)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	const uint64_t ips[] = { AT(unit_long_cxx), AT(unit_rust_v0), AT(unit_fiber_loop),
 				 AT(unit_plain_c) };
 	char *text;
 
-	CHECK(vmstack_symbolizer_refresh(s) > 0);
+	CHECK(vmstack_process_refresh(s) > 0);
 	text = folded_of(s, ips, 4, 0);
 	CHECK(text && !strcmp(text, "app;unit_plain_c;tarantool::fiber::loop();mycrate::module::func;"
 			      LONG_READABLE " 1\n"));
@@ -199,7 +228,7 @@ UNIT_TEST(demangle_profile_whole_names)
 	text = folded_of(s, ips, 4, 1);
 	CHECK(text && !strcmp(text, "app;unit_plain_c;" FIBER_LOOP ";" RUST_V0 ";" LONG_CXX " 1\n"));
 	free(text);
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 }
 
 /* A C++ method inlined into another, built here: an -O2 build's DWARF. */
@@ -218,7 +247,7 @@ static const char inline_src[] =
  * The inlined frame (--lines) at some address of the outer function's
  * code, whose own frame is @outer: its name, or "" if no address has one.
  */
-static void inlined_name(struct vmstack_symbolizer *s, uint64_t map, uint64_t addr,
+static void inlined_name(struct vmstack_process *s, uint64_t map, uint64_t addr,
 			 uint64_t size, const char *outer, char *name, size_t len)
 {
 	struct vmstack_name names[VMSTACK_MAX_INLINE];
@@ -226,7 +255,7 @@ static void inlined_name(struct vmstack_symbolizer *s, uint64_t map, uint64_t ad
 
 	*name = 0;
 	for (a = addr; a < addr + size && !*name; a++)
-		if (vmstack_symbolize_user_lines(s, map + a, 0, names, VMSTACK_MAX_INLINE) == 2 &&
+		if (user_lines(s, map + a, names) == 2 &&
 		    !strcmp(names[0].function, outer) && (names[1].flags & VMSTACK_NAME_INLINED))
 			snprintf(name, len, "%s", names[1].function);
 }
@@ -237,7 +266,7 @@ UNIT_TEST(demangle_inlined_frames)
 	char dir[] = "/tmp/vmstack-unit-XXXXXX", src[64], bin[64], cmd[256], name[128];
 	const uint64_t map = 0x10000000;
 	unsigned long long addr = 0, size = 0;
-	struct vmstack_symbolizer *s;
+	struct vmstack_process *s;
 	char *maps;
 	FILE *f;
 
@@ -253,18 +282,18 @@ UNIT_TEST(demangle_inlined_frames)
 	CHECK(f && fscanf(f, "%llx %llx", &addr, &size) == 2 && size);
 	pclose(f);
 	/* Mapped whole from offset 0: an address is the file's (as a PIE's code is). */
-	s = vmstack_symbolizer_new(getpid());
+	s = vmstack_process_new(getpid());
 	CHECK(asprintf(&maps, "%llx-%llx r-xp 00000000 00:00 1 %s\n", (unsigned long long)map,
 		       (unsigned long long)map + 0x100000, bin) > 0);
 	f = fmemopen(maps, strlen(maps), "r");
-	CHECK(vmstack_symbolizer_add_maps(s, f) == 1);
+	CHECK(vmstack_process_add_maps(s, f) == 1);
 	fclose(f);
 	inlined_name(s, map, addr, size, "app::Engine::run(double)", name, sizeof(name));
 	CHECK(!strcmp(name, "app::Engine::step(int)"));
-	vmstack_symbolizer_demangle(s, false);
+	vmstack_process_demangle(s, false);
 	inlined_name(s, map, addr, size, "_ZN3app6Engine3runEd", name, sizeof(name));
 	CHECK(!strcmp(name, "_ZN3app6Engine4stepEi"));
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 	free(maps);
 	unlink(bin);
 	unlink(src);

@@ -26,13 +26,13 @@ UNIT_TEST(hist_buckets_are_ordered_and_tight)
 }
 
 /* VM frame @f's name, as collapsed stacks show it. */
-static const char *frame_text(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+static const char *frame_text(struct vmstack_process *s, const struct vmstack_frame *f,
 			      char *buf, size_t len)
 {
 	char part[256];
 	struct vmstack_name n;
 
-	vmstack_symbolize(s, f, &n, part, sizeof(part));
+	vmstack_process_name(s, f, &n, part, sizeof(part));
 	vmstack_name_text(&n, buf, len);
 	return buf;
 }
@@ -40,7 +40,7 @@ static const char *frame_text(struct vmstack_symbolizer *s, const struct vmstack
 UNIT_TEST(raw_file_round_trip)
 {
 	char path[] = "/tmp/vmstack-raw-XXXXXX";
-	struct vmstack_symbolizer *sym = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *proc = vmstack_process_new(getpid());
 	struct vmstack_raw_buf buf = { 0 };
 	struct vmstack_threads threads;
 	struct vmstack_raw_head head = { .pid = 1234, .comm = "my prog", .freq = 999,
@@ -54,19 +54,19 @@ UNIT_TEST(raw_file_round_trip)
 	FILE *f;
 	int i, fd;
 
-	CHECK(vmstack_symbolizer_refresh(sym) > 0);
-	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
+	CHECK(vmstack_process_refresh(proc) > 0);
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
 				       &(struct vmstack_name){ .function = "app.lua:10",
 				       .file = "app.lua", .line = 10, .start_line = 10 });
 	/* VM 1 names lines: one identity, two PCs, two names. */
-	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x100,
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x100,
 				       &(struct vmstack_name){ .function = "f", .file = "a.py",
 				       .line = 3, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
-	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
 				       &(struct vmstack_name){ .function = "f", .file = "a.py",
 				       .line = 4, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
 	/* Parts with spaces, colons, parentheses and a newline: bytes, kept whole. */
-	vmstack_symbolizer_add_vm_name(sym, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
+	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
 				       &(struct vmstack_name){ .function = "lemur",
 				       .file = "/tmp/py dir/odd (v2):x\n.py", .line = 7,
 				       .start_line = 5, .flags = VMSTACK_NAME_AT_LINE });
@@ -83,7 +83,7 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_threads_init(&threads);
 	vmstack_threads_set(&threads, 7, "worker 1");
 	vmstack_threads_set(&threads, 8, "");
-	CHECK(!vmstack_raw_write(path, &head, sym, &threads, &buf));
+	CHECK(!vmstack_raw_write(path, &head, proc, &threads, &buf));
 	CHECK(!vmstack_raw_read(path, &raw, msg, sizeof(msg)));
 	CHECK(raw.head.pid == 1234 && !strcmp(raw.head.comm, "my prog"));
 	CHECK(raw.head.freq == 999 && raw.head.lost == 7 &&
@@ -92,22 +92,22 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(!strcmp(vmstack_threads_name(&raw.threads, 7), "worker 1"));
 	CHECK(!vmstack_threads_name(&raw.threads, 8) && raw.threads.n == 2);
 	vmstack_threads_free(&threads);
-	CHECK(vmstack_symbolizer_nr_maps(raw.sym) == vmstack_symbolizer_nr_maps(sym));
+	CHECK(vmstack_process_nr_maps(raw.proc) == vmstack_process_nr_maps(proc));
 	{
 		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234 };
 
 		struct vmstack_name n;
 
-		CHECK(!strcmp(frame_text(raw.sym, &f, msg, sizeof(msg)), "app.lua:10"));
+		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "app.lua:10"));
 		f.vm = 1;
 		f.value = 0x5678;
 		f.pc = 0x120;
-		CHECK(!strcmp(frame_text(raw.sym, &f, msg, sizeof(msg)), "f (a.py:4)"));
+		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "f (a.py:4)"));
 		f.pc = 0x100;
-		CHECK(!strcmp(frame_text(raw.sym, &f, msg, sizeof(msg)), "f (a.py:3)"));
+		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "f (a.py:3)"));
 		f.value = 0x9000;
 		f.pc = 0x10;
-		vmstack_symbolize(raw.sym, &f, &n, msg, sizeof(msg));
+		vmstack_process_name(raw.proc, &f, &n, msg, sizeof(msg));
 		CHECK(!strcmp(n.function, "lemur") && !strcmp(n.file, "/tmp/py dir/odd (v2):x\n.py") &&
 		      n.line == 7 && n.start_line == 5 && n.flags == VMSTACK_NAME_AT_LINE &&
 		      n.kind == VMSTACK_FRAME_SCRIPT);
@@ -134,5 +134,5 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(strstr(msg, "another vmstack version") && strstr(msg, "record it again"));
 	unlink(path);
 	free(buf.data);
-	vmstack_symbolizer_free(sym);
+	vmstack_process_free(proc);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The symbolizer against this very process: the addresses of functions we
+ * Naming against this very process: the addresses of functions we
  * know must come back as their names, through /proc/self/maps and the ELF
  * file (a PIE: the file-offset arithmetic is exercised) and a shared
  * library (libc).
@@ -14,8 +14,21 @@
 
 #include "unwind/cfi.h"
 #include "needed.h"
-#include "symbols.h"
+#include "process.h"
+#include "symtab.h"
 #include "unit.h"
+
+/* The name of user address @addr in @s, as a frame of it is named, written to @buf. */
+static const char *user_name(struct vmstack_process *s, uint64_t addr, int ret, char *buf,
+			     size_t len)
+{
+	struct vmstack_where w;
+
+	vmstack_process_resolve(s, addr, ret, &w, buf, len);
+	if (w.name != buf)
+		snprintf(buf, len, "%s", w.name);
+	return buf;
+}
 
 __attribute__((noinline)) int unit_known_function(int x)
 {
@@ -24,24 +37,24 @@ __attribute__((noinline)) int unit_known_function(int x)
 
 UNIT_TEST(symbols_of_self_exe_and_libc)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	uint64_t addr = (uint64_t)(uintptr_t)&unit_known_function;
 	char buf[256];
 
-	CHECK(vmstack_symbolizer_refresh(s) > 0);
-	CHECK(!strcmp(vmstack_symbolize_user(s, addr, 0, buf, sizeof(buf)),
+	CHECK(vmstack_process_refresh(s) > 0);
+	CHECK(!strcmp(user_name(s, addr, 0, buf, sizeof(buf)),
 		      "unit_known_function"));
-	CHECK(!strcmp(vmstack_symbolize_user(s, addr + 4, 0, buf, sizeof(buf)),
+	CHECK(!strcmp(user_name(s, addr + 4, 0, buf, sizeof(buf)),
 		      "unit_known_function"));
 	/* A return address right after the function is still its call. */
-	CHECK(!strcmp(vmstack_symbolize_user(s, addr + 1, 1, buf, sizeof(buf)),
+	CHECK(!strcmp(user_name(s, addr + 1, 1, buf, sizeof(buf)),
 		      "unit_known_function"));
 	/* libc exports qsort under that name in .dynsym. */
 	addr = (uint64_t)(uintptr_t)&qsort;
-	CHECK(!strcmp(vmstack_symbolize_user(s, addr, 0, buf, sizeof(buf)), "qsort") ||
+	CHECK(!strcmp(user_name(s, addr, 0, buf, sizeof(buf)), "qsort") ||
 	      strstr(buf, "qsort"));
-	CHECK(!strcmp(vmstack_symbolize_user(s, 8, 0, buf, sizeof(buf)), "[unknown]"));
-	vmstack_symbolizer_free(s);
+	CHECK(!strcmp(user_name(s, 8, 0, buf, sizeof(buf)), "[unknown]"));
+	vmstack_process_free(s);
 }
 
 /*
@@ -51,7 +64,7 @@ UNIT_TEST(symbols_of_self_exe_and_libc)
  */
 UNIT_TEST(symbols_of_many_files)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	char dir[] = "/tmp/vmstack-unit-XXXXXX", path[128], *maps = NULL, buf[256];
 	const uint64_t pcallk = 0xadc0;	/* lua_pcallk in /usr/bin/lua5.4 */
 	size_t len = 0;
@@ -68,25 +81,25 @@ UNIT_TEST(symbols_of_many_files)
 	}
 	fclose(f);
 	f = fmemopen(maps, len, "r");
-	CHECK(vmstack_symbolizer_add_maps(s, f) == 100);
+	CHECK(vmstack_process_add_maps(s, f) == 100);
 	fclose(f);
-	CHECK(!strcmp(vmstack_symbolize_user(s, 0x10000000ULL + pcallk, 0, buf, sizeof(buf)),
+	CHECK(!strcmp(user_name(s, 0x10000000ULL + pcallk, 0, buf, sizeof(buf)),
 		      "lua_pcallk"));
-	CHECK(!strcmp(vmstack_symbolize_user(s, 0x10000000ULL * 100 + pcallk, 0, buf,
-					     sizeof(buf)), "lua_pcallk"));
+	CHECK(!strcmp(user_name(s, 0x10000000ULL * 100 + pcallk, 0, buf,
+				 sizeof(buf)), "lua_pcallk"));
 	for (i = 0; i < 100; i++) {
 		snprintf(path, sizeof(path), "%s/lib%d.so", dir, i);
 		unlink(path);
 	}
 	rmdir(dir);
 	free(maps);
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 }
 
 UNIT_TEST(symtab_perf_map_and_kallsyms)
 {
 	char map[] = "/tmp/vmstack-unit-XXXXXX";
-	struct vmstack_symtab t = { .fd = -1 };
+	struct vmstack_symtab t = { 0 };
 	const struct vmstack_sym *sym;
 	FILE *f;
 	int fd;

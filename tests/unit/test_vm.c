@@ -7,10 +7,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf_facts.h"
-#include "symbols.h"
+#include "process.h"
 #include "unit.h"
 #include "util.h"
 #include "walk.h"
@@ -30,22 +31,19 @@ struct found {
 /* What runtime @rt says of @path mapped whole at MAP_START. */
 static struct found detect(const struct vmstack_runtime *rt, const char *path)
 {
-	struct vmstack_symtab t = { .fd = -1 };
 	struct vmstack_map m = { .start = MAP_START, .end = MAP_START + 0x10000000 };
 	struct found r = { .verdict = VMSTACK_DETECT_NO };
-	int fd = open(path, O_RDONLY);
+	struct stat st;
 
-	CHECK(fd >= 0);
-	if (fd < 0 || vmstack_symtab_load_elf(&t, fd, NULL))
-		return r;
+	CHECK(!stat(path, &st));
 	m.path = (char *)path;
-	m.symtab = &t;
+	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
 	r.verdict = rt->detect(&m, 0, &r.f, r.why, sizeof(r.why));
 	if (r.verdict == VMSTACK_DETECT_YES) {
 		r.lo = r.f.desc.code_start - MAP_START;
 		r.hi = r.f.desc.code_end - MAP_START;
 	}
-	vmstack_symtab_free(&t);
+	vmstack_file_put(m.file);
 	return r;
 }
 
@@ -455,30 +453,30 @@ static int name_a(const void *build, int pid, const struct vmstack_frame *f,
 }
 
 /* Frame @f's function, as @s names it. */
-static const char *function_of(struct vmstack_symbolizer *s, const struct vmstack_frame *f,
+static const char *function_of(struct vmstack_process *s, const struct vmstack_frame *f,
 			       char *buf, size_t len)
 {
 	struct vmstack_name n;
 
-	vmstack_symbolize(s, f, &n, buf, len);
+	vmstack_process_name(s, f, &n, buf, len);
 	return n.function;
 }
 
 /* Each VM's frames get the names of the runtime that produced them. */
 UNIT_TEST(vm_namers_per_vm)
 {
-	struct vmstack_symbolizer *s = vmstack_symbolizer_new(getpid());
+	struct vmstack_process *s = vmstack_process_new(getpid());
 	struct vmstack_vm_namer a = { name_a, "first", false }, b = { name_a, "second", false };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
 
 	f1.vm = 1;
-	vmstack_symbolizer_set_vm_namer(s, 0, &a);
-	vmstack_symbolizer_set_vm_namer(s, 1, &b);
-	vmstack_symbolizer_note_vm(s, &f0);
-	vmstack_symbolizer_note_vm(s, &f1);
+	vmstack_process_set_vm_namer(s, 0, &a);
+	vmstack_process_set_vm_namer(s, 1, &b);
+	vmstack_process_note_vm(s, &f0);
+	vmstack_process_note_vm(s, &f1);
 	CHECK(!strcmp(function_of(s, &f0, buf, sizeof(buf)), "first:10"));
 	CHECK(!strcmp(function_of(s, &f1, buf, sizeof(buf)), "second:10"));
-	vmstack_symbolizer_free(s);
+	vmstack_process_free(s);
 }

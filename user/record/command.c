@@ -9,7 +9,7 @@
 #include "command.h"
 #include "maps.h"
 #include "needed.h"
-#include "symbols.h"
+#include "process.h"
 #include "util.h"
 
 /* A second pipe, closed by a successful exec, brings back exec's errno. */
@@ -69,7 +69,7 @@ static char *find_in_path(const char *cmd)
  * once mapped took 35-65 ms a library under TCG, and the C library's
  * rules waited behind the others: the first samples had none.
  */
-void vmstack_command_prewarm(struct vmstack_symbolizer *sym, const char *cmd)
+void vmstack_command_prewarm(struct vmstack_process *proc, const char *cmd)
 {
 	char *exe = find_in_path(cmd), line[4200], dirs[8192], *libs[64];
 	const char *ld_path = getenv("LD_LIBRARY_PATH");
@@ -90,16 +90,16 @@ void vmstack_command_prewarm(struct vmstack_symbolizer *sym, const char *cmd)
 				 ":%.*s:/usr/local/lib",
 				 (int)(strrchr(m.path, '/') - m.path), m.path);
 		if (is_libc || strstr(m.path, "/ld-linux"))
-			vmstack_symbolizer_prewarm(sym, m.path);
+			vmstack_process_prewarm(proc, m.path);
 	}
 	if (f)
 		fclose(f);
 	if (!exe)
 		return;
-	vmstack_symbolizer_prewarm(sym, exe);
+	vmstack_process_prewarm(proc, exe);
 	n = vmstack_needed(exe, dirs, libs, sizeof(libs) / sizeof(libs[0]));
 	for (i = 0; i < n; i++) {
-		vmstack_symbolizer_prewarm(sym, libs[i]);
+		vmstack_process_prewarm(proc, libs[i]);
 		free(libs[i]);
 	}
 	free(exe);

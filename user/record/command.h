@@ -9,7 +9,7 @@
 
 #include <sys/types.h>
 
-struct vmstack_symbolizer;
+struct vmstack_process;
 
 struct vmstack_command {
 	pid_t pid;
@@ -23,7 +23,7 @@ int vmstack_command_start(char **argv, struct vmstack_command *c);
  * Read the symbols and unwind rules of the files @argv[0] will map: its
  * executable, the C library and loader, the libraries it names.
  */
-void vmstack_command_prewarm(struct vmstack_symbolizer *sym, const char *cmd);
+void vmstack_command_prewarm(struct vmstack_process *proc, const char *cmd);
 /* Let it exec: 0 once it has, else exec's errno. */
 int vmstack_command_release(struct vmstack_command *c);
 

@@ -10,7 +10,7 @@
 #include "options.h"
 #include "py_tramp.h"
 #include "session.h"
-#include "symbols.h"
+#include "process.h"
 #include "targets.h"
 #include "util.h"
 #include "vm/attach.h"
@@ -57,11 +57,11 @@ void record_target_open(struct record_targets *ts, struct vmstack_target *t, int
 	vmstack_target_open(t, pid, ts);
 	t->described = 1;
 	t->vms = (struct vmstack_vm_attach){
-		.tool = TOOL, .pid = t->pid, .sym = t->sym, .add = vm_add, .arg = t,
+		.tool = TOOL, .pid = t->pid, .proc = t->proc, .add = vm_add, .arg = t,
 		.detect = o->vm == VM_AUTO || o->vm == VM_RUNTIME,
 		.only = o->vm == VM_RUNTIME ? o->vm_runtime : NULL,
 	};
-	vmstack_symbolizer_on_new_map(t->sym, on_new_map, t);
+	vmstack_process_on_new_map(t->proc, on_new_map, t);
 }
 
 void record_note_join_delay(struct record_targets *ts, const struct vmstack_target *t)
@@ -98,7 +98,7 @@ void record_targets_describe(struct record_targets *ts)
 
 		/* A command's exec and loader come next: read often for a while. */
 		t->refreshed = t->changed = record_now();
-		vmstack_symbolizer_refresh(t->sym);
+		vmstack_process_refresh(t->proc);
 		record_py_tramp_refresh(ts, t);
 		if (ts->o->vm == VM_AUTO)
 			vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
@@ -131,7 +131,7 @@ static int refresh_target(struct record_targets *ts, struct vmstack_target *t,
 	if (ts->o->vm == VM_AUTO && t->described)
 		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);
 	vmstack_target_read_comm(t);
-	if (vmstack_symbolizer_refresh(t->sym) <= 0)
+	if (vmstack_process_refresh(t->proc) <= 0)
 		return 0;
 	/* New mappings: an arena of CPython's perf trampolines among them? */
 	record_py_tramp_refresh(ts, t);
@@ -157,5 +157,5 @@ void record_targets_load_perf_maps(struct record_targets *ts)
 
 	for (i = 0; i < ts->n; i++)
 		if (ts->t[i].pid >= 0)
-			vmstack_symbolizer_load_perf_map(ts->t[i].sym);
+			vmstack_process_load_perf_map(ts->t[i].proc);
 }

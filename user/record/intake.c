@@ -9,7 +9,7 @@
 
 #include "record.h"
 #include "ring_reader.h"
-#include "symbols.h"
+#include "process.h"
 
 void record_intake_init(struct recording *r)
 {
@@ -45,9 +45,9 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	vmstack_stack_frames(r->interval.stacks.added, &it);
 	while (vmstack_frames_next(&it, &f))
 		if (vmstack_frame_is_vm(f.kind))
-			vmstack_symbolizer_note_vm(t->sym, &f);
+			vmstack_process_note_vm(t->proc, &f);
 		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
-			 !vmstack_symbolizer_knows(t->sym, f.value))
+			 !vmstack_process_knows(t->proc, f.value))
 			t->maps_stale = 1;
 }
 

@@ -6,8 +6,8 @@
  *
  * main() is the recipe; each step is a layer of this folder (record.h).
  * A command held before exec is command.c; the target's VMs vm/attach.c;
- * naming symbols.c and profile.c; formats output/; the module's protocol
- * vmstack_nl.c.
+ * naming process.c, file.c and profile.c; formats output/; the module's
+ * protocol vmstack_nl.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	record_catch_signals(o.every > 0);
 	/* A command's maps are read once it has run exec, below. */
 	if (o.cmd && o.cfi)
-		vmstack_command_prewarm(r.targets.t[0].sym, o.cmd[0]);
+		vmstack_command_prewarm(r.targets.t[0].proc, o.cmd[0]);
 	record_targets_join_running(&r.targets);
 	if (record_targets_vm_file(&r.targets) || record_session_resume(&r.session))
 		goto out_targets;

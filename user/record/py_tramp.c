@@ -12,19 +12,19 @@
 #include "options.h"
 #include "py_tramp.h"
 #include "session.h"
-#include "symbols.h"
+#include "file.h"
 #include "targets.h"
 #include "util.h"
 
 void record_py_tramp_map(struct record_targets *ts, struct vmstack_target *t,
 			 const struct vmstack_map *m)
 {
-	const struct vmstack_symtab *tab = m->symtab;
+	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	struct vmstack_py_tramp found;
 
-	if (t->py_tramp || !ts->o->cfi || !tab || !tab->elf)
+	if (t->py_tramp || !ts->o->cfi || !elf)
 		return;
-	switch (vmstack_py_tramp_read(tab->elf, &found)) {
+	switch (vmstack_py_tramp_read(elf, &found)) {
 	case PY_TRAMP_NONE:
 		return;
 	case PY_TRAMP_UNKNOWN:

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symbols.h"
+#include "process.h"
 #include "target.h"
 
 void vmstack_target_read_comm(struct vmstack_target *t)
@@ -114,12 +114,12 @@ void vmstack_target_open(struct vmstack_target *t, int pid, void *owner)
 	if (!pid) {
 		snprintf(t->comm, sizeof(t->comm), "swapper");
 		t->pidfd = -1;
-		t->sym = vmstack_symbolizer_new(0);
+		t->proc = vmstack_process_new(0);
 		return;
 	}
 	/* A pidfd says when it exits; without one (old kernel), kill(pid, 0). */
 	t->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	t->sym = vmstack_symbolizer_new(pid);
+	t->proc = vmstack_process_new(pid);
 	snprintf(t->vm_file, sizeof(t->vm_file), "/tmp/vmstack-%d.vm", pid);
 	vmstack_target_read_comm(t);
 	vmstack_target_cgroup(pid, t->cgroup, sizeof(t->cgroup));
@@ -129,8 +129,8 @@ void vmstack_target_close(struct vmstack_target *t)
 {
 	if (t->pidfd >= 0)
 		close(t->pidfd);
-	vmstack_symbolizer_free(t->sym);
-	t->sym = NULL;
+	vmstack_process_free(t->proc);
+	t->proc = NULL;
 	free(t->py_tramp);
 	t->py_tramp = NULL;
 	t->pidfd = -1;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One process a recording samples, and what naming its samples takes: its
- * symbolizer (mappings, symbols, VM names), its VMs, its name. A recording
- * holds one per target (-p PID,PID..., or a command); records find theirs
- * by process ID.
+ * process object (mappings, their files, VM names; user/process.h), its
+ * VMs, its name. A recording holds one per target (-p PID,PID..., or a
+ * command); records find theirs by process ID.
  */
 #ifndef VMSTACK_TARGET_H
 #define VMSTACK_TARGET_H
@@ -13,7 +13,7 @@
 
 #include "vm/attach.h"
 
-struct vmstack_symbolizer;
+struct vmstack_process;
 
 struct vmstack_py_tramp;
 
@@ -28,14 +28,14 @@ struct vmstack_target {
 	int maps_stale;		/* a sample ran in a mapping not read yet */
 	double refreshed;	/* when its mappings were last read (CLOCK_MONOTONIC s) */
 	double changed;		/* when a read last found a new mapping */
-	struct vmstack_symbolizer *sym;
+	struct vmstack_process *proc;
 	struct vmstack_vm_attach vms;
 	char vm_file[64];	/* what it registers with libvmstack */
 	struct vmstack_py_tramp *py_tramp;	/* CPython's perf trampolines, or NULL */
 	void *owner;		/* its set (record/targets.h), for callbacks */
 };
 
-/* Open @t on process @pid (pidfd, symbolizer, name, cgroup). */
+/* Open @t on process @pid (pidfd, process object, name, cgroup). */
 void vmstack_target_open(struct vmstack_target *t, int pid, void *owner);
 void vmstack_target_close(struct vmstack_target *t);
 /* Read the process's name again (it changes at exec). */

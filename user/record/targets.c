@@ -13,7 +13,7 @@
 #include "options.h"
 #include "py_tramp.h"
 #include "session.h"
-#include "symbols.h"
+#include "process.h"
 #include "targets.h"
 #include "util.h"
 #include "vm/attach.h"
@@ -59,7 +59,7 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
 
 		record_target_open(ts, t, o->pids[i]);
 		if (!o->cmd)
-			vmstack_symbolizer_refresh(t->sym);
+			vmstack_process_refresh(t->proc);
 	}
 }
 
@@ -91,7 +91,7 @@ struct vmstack_target *record_targets_join(struct record_targets *ts, int pid)
 	ts->joined++;
 	ts->not_described += !t->described;
 	t->refreshed = t->changed = record_now();
-	vmstack_symbolizer_refresh(t->sym);
+	vmstack_process_refresh(t->proc);
 	record_py_tramp_refresh(ts, t);
 	if (t->described && ts->o->vm == VM_AUTO)
 		vmstack_vm_attach_text(&t->vms, t->vm_file, 1);

@@ -50,7 +50,7 @@ struct record_targets {
 };
 
 /* targets.c: the set. */
-/* Each target's symbolizer, VMs and mappings; a command's maps come later. */
+/* Each target's process object, VMs and mappings; a command's maps come later. */
 void record_targets_open(struct record_targets *ts, const struct record_options *o,
 			 struct record_session *s);
 /*

@@ -19,27 +19,32 @@ static const char *out_path(const char *path)
 	return path && strcmp(path, "-") ? path : NULL;
 }
 
+/* Process @pid's stacks are named by its target, if it has one. */
+static int target_source(void *arg, uint32_t pid, struct vmstack_name_source *src)
+{
+	struct record_targets *ts = arg;
+	struct vmstack_target *t = vmstack_target_find(ts->t, ts->n, (int)pid);
+
+	if (!t)
+		return -1;
+	*src = (struct vmstack_name_source){ .proc = t->proc, .comm = t->comm,
+					     .cgroup = t->cgroup };
+	return 0;
+}
+
 /* The stacks so far, named: each process's with its own names. */
 static void name_profile(struct recording *r, struct vmstack_profile *p, uint64_t lost,
 			 uint64_t duration_ns)
 {
 	const struct record_options *o = r->o;
-	const struct record_targets *ts = &r->targets;
-	size_t i;
+	struct record_targets *ts = &r->targets;
 
 	vmstack_profile_init(p);
 	/* Roots tell the processes apart. */
-	for (i = 0; i < ts->n; i++) {
-		const struct vmstack_target *t = &ts->t[i];
-
-		if (t->pid < 0)
-			continue;
-		vmstack_profile_name(p, &r->interval.stacks, t->sym, &(struct vmstack_name_opts){
-			.comm = t->comm, .cgroup = t->cgroup, .one_pid = 1,
-			.pid = (uint32_t)t->pid, .root_pid = ts->n > 1 || ts->whole,
-			.per_thread = o->per_thread, .threads = &r->interval.threads,
-			.lines = o->lines, .no_demangle = o->no_demangle });
-	}
+	vmstack_profile_name(p, &r->interval.stacks, &(struct vmstack_name_opts){
+		.source = target_source, .arg = ts, .root_pid = ts->n > 1 || ts->whole,
+		.per_thread = o->per_thread, .threads = &r->interval.threads,
+		.lines = o->lines, .no_demangle = o->no_demangle });
 	p->lost = lost;
 	p->freq = r->session.started.freq;
 	p->duration_ns = duration_ns;
@@ -113,7 +118,7 @@ int record_write_raw(struct recording *r, const struct vmstack_cpu_counts *c)
 		.lost = VMSTACK_CNT(c, DROPPED), .duration_ns = r->duration_ns };
 
 	snprintf(head.comm, sizeof(head.comm), "%s", t->comm);
-	if (vmstack_raw_write(r->o->raw, &head, t->sym, &r->interval.threads, &r->raw)) {
+	if (vmstack_raw_write(r->o->raw, &head, t->proc, &r->interval.threads, &r->raw)) {
 		fprintf(stderr, TOOL ": cannot write %s: %s\n", r->o->raw, strerror(errno));
 		return -1;
 	}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A mapping's unwind rows given to the module: the recorder's one call
- * per new executable mapping. The rows are the file's (built once per
- * file, symbols.c's cache), sliced to the mapping, and named by a key so
- * that the module shares one copy among the processes that map it alike.
+ * per new executable mapping. The rows are the file's (built once, by its
+ * file object, user/file.h), sliced to the mapping, and named by a key
+ * (the file's) so that the module shares one copy among the processes
+ * that map it alike.
  */
 #ifndef VMSTACK_UNWIND_UPLOAD_H
 #define VMSTACK_UNWIND_UPLOAD_H

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "attach.h"
-#include "symbols.h"
+#include "process.h"
 #include "text.h"
 #include "unwalked.h"
 #include "util.h"
@@ -29,7 +29,7 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 		fprintf(stderr, "%s: VM %s: descriptor refused: %s\n", a->tool, label, msg);
 		return -1;
 	}
-	vmstack_symbolizer_set_vm_namer(a->sym, a->n++, &namer);
+	vmstack_process_set_vm_namer(a->proc, a->n++, &namer);
 	if (!strstr(a->label, label))
 		snprintf(a->label + len, sizeof(a->label) - len, "%s%s",
 			 len ? ", " : "", label);

@@ -15,13 +15,13 @@
 #include "maps.h"
 #include "runtime.h"
 
-struct vmstack_symbolizer;
+struct vmstack_process;
 
 struct vmstack_vm_attach {
 	/* Set by the caller. */
 	const char *tool;		/* prefixes messages */
 	int pid;
-	struct vmstack_symbolizer *sym;
+	struct vmstack_process *proc;
 	/* Which runtimes detection may find: NULL for all (--vm auto). */
 	const struct vmstack_runtime *only;
 	int detect;		/* 0: no detection (--vm none, --vm FILE) */

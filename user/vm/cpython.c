@@ -37,7 +37,7 @@
 #include "cpython_lines.h"
 #include "elf_facts.h"
 #include "runtime.h"
-#include "symbols.h"
+#include "file.h"
 #include "util.h"
 
 struct cpython_layout {
@@ -201,7 +201,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 					  struct vmstack_vm_found *f, char *why,
 					  size_t len)
 {
-	struct vmstack_symtab *tab = m->symtab;
+	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	const struct cpython_layout *L = NULL;
 	struct vmstack_vm_desc *d = &f->desc;
 	GElf_Sym eval, runtime, code_type;
@@ -211,10 +211,10 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	int32_t cframe;
 	size_t i, scan;
 
-	if (!tab || !tab->elf || py_version(tab->elf, &hex) ||
-	    vmstack_elf_symbol(tab->elf, "_PyEval_EvalFrameDefault", &eval) ||
-	    vmstack_elf_symbol(tab->elf, "_PyRuntime", &runtime) ||
-	    vmstack_symtab_vaddr(tab, m->offset, &lo))
+	if (!elf || py_version(elf, &hex) ||
+	    vmstack_elf_symbol(elf, "_PyEval_EvalFrameDefault", &eval) ||
+	    vmstack_elf_symbol(elf, "_PyRuntime", &runtime) ||
+	    vmstack_file_vaddr(m->file, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
 	if (eval.st_value < lo || eval.st_value + eval.st_size > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
@@ -229,8 +229,8 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 		return VMSTACK_DETECT_UNKNOWN;
 	}
 	scan = eval.st_size < sizeof(prologue) ? eval.st_size : sizeof(prologue);
-	if (vmstack_elf_symbol(tab->elf, "PyCode_Type", &code_type) || !scan ||
-	    vmstack_elf_read(tab->elf, eval.st_value, prologue, scan)) {
+	if (vmstack_elf_symbol(elf, "PyCode_Type", &code_type) || !scan ||
+	    vmstack_elf_read(elf, eval.st_value, prologue, scan)) {
 		snprintf(why, len, "CPython %u.%u without PyCode_Type or _PyEval_EvalFrameDefault's code",
 			 L->major, L->minor);
 		return VMSTACK_DETECT_UNKNOWN;

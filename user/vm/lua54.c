@@ -28,7 +28,7 @@
 #include "lua_name.h"
 #include "lua_version.h"
 #include "runtime.h"
-#include "symbols.h"
+#include "file.h"
 #include "util.h"
 
 struct lua54_layout {
@@ -165,7 +165,7 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 					struct vmstack_vm_found *f, char *why,
 					size_t len)
 {
-	struct vmstack_symtab *tab = m->symtab;
+	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	const struct lua54_layout *L = NULL;
 	struct vmstack_vm_desc *d = &f->desc;
 	uint64_t lo, start, end;
@@ -173,8 +173,8 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	size_t i;
 
 	(void)pid;	/* a Lua 5.4 is described by its file alone */
-	if (!tab || !tab->elf || vmstack_lua_version(tab->elf, version, sizeof(version)) ||
-	    strncmp(version, "Lua 5.4", 7) || vmstack_symtab_vaddr(tab, m->offset, &lo))
+	if (!elf || vmstack_lua_version(elf, version, sizeof(version)) ||
+	    strncmp(version, "Lua 5.4", 7) || vmstack_file_vaddr(m->file, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
 	for (i = 0; i < sizeof(lua54_layouts) / sizeof(lua54_layouts[0]); i++)
 		if (!strcmp(lua54_layouts[i]->version, version))
@@ -183,12 +183,12 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 		snprintf(why, len, "%s, a version vmstack does not know", version);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
-	if (find_execute(L, tab->elf, &start, &end)) {
+	if (find_execute(L, elf, &start, &end)) {
 		snprintf(why, len, "no interpreter loop found (no jump table of %u opcodes)",
 			 L->num_opcodes);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
-	if (!keeps_ci_in_rbp(tab->elf, start)) {
+	if (!keeps_ci_in_rbp(elf, start)) {
 		snprintf(why, len, "this build's interpreter loop does not keep its CallInfo in rbp");
 		return VMSTACK_DETECT_UNKNOWN;
 	}

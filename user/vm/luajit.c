@@ -14,7 +14,7 @@
 #include "lua_name.h"
 #include "luajit.h"
 #include "runtime.h"
-#include "symbols.h"
+#include "file.h"
 #include "util.h"
 
 /* Every LuaJIT exports its C API, luaJIT_setmode among it. */
@@ -33,12 +33,11 @@
 static int luajit_vm_range(const struct vmstack_map *m, uint64_t *start, uint64_t *end,
 			   uint64_t *vaddr)
 {
-	struct vmstack_symtab *tab = m->symtab;
-	const struct vmstack_cfi_table *cfi = vmstack_symtab_cfi(tab);
+	const struct vmstack_cfi_table *cfi = vmstack_file_cfi(m->file);
 	uint64_t lo;
 	size_t i;
 
-	if (!cfi || vmstack_symtab_vaddr(tab, m->offset, &lo))
+	if (!cfi || vmstack_file_vaddr(m->file, m->offset, &lo))
 		return -1;
 	for (i = 0; i + 1 < cfi->n; i++) {
 		const struct vmstack_cfi_row *r = &cfi->rows[i];
@@ -259,30 +258,30 @@ static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 					 struct vmstack_vm_found *f, char *why,
 					 size_t len)
 {
-	struct vmstack_symtab *tab = m->symtab;
+	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	const struct luajit_layout *lj;
 	uint64_t start, end, vaddr, lo, anchor = 0;
 	char build_id[128], version[64];
 	GElf_Sym sym;
 
-	if (!tab || !tab->elf ||
-	    (vmstack_elf_symbol(tab->elf, LUAJIT_API_SYMBOL, &sym) &&
-	     vmstack_elf_symbol_prefix(tab->elf, "luaJIT_version_", version, sizeof(version))))
+	if (!elf ||
+	    (vmstack_elf_symbol(elf, LUAJIT_API_SYMBOL, &sym) &&
+	     vmstack_elf_symbol_prefix(elf, "luaJIT_version_", version, sizeof(version))))
 		return VMSTACK_DETECT_NO;
 	/* Another mapping of the file may hold the code. */
-	if (luajit_vm_range(m, &start, &end, &vaddr) || vmstack_symtab_vaddr(tab, m->offset, &lo))
+	if (luajit_vm_range(m, &start, &end, &vaddr) || vmstack_file_vaddr(m->file, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
-	if (vmstack_elf_build_id(tab->elf, build_id, sizeof(build_id)))
+	if (vmstack_elf_build_id(elf, build_id, sizeof(build_id)))
 		snprintf(build_id, sizeof(build_id), "none");
 	lj = luajit_known_build(build_id);
 	if (!lj)
-		lj = luajit_dwarf_build(tab->elf, build_id, why, len);
+		lj = luajit_dwarf_build(elf, build_id, why, len);
 	if (!lj)
 		return VMSTACK_DETECT_UNKNOWN;
-	if (!luajit_code_agrees(tab->elf, lj, vaddr, end - start, why, len))
+	if (!luajit_code_agrees(elf, lj, vaddr, end - start, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	/* The anchor variable, where the process has it (load bias: m's). */
-	if (lj->anchor && !vmstack_elf_symbol(tab->elf, lj->anchor, &sym))
+	if (lj->anchor && !vmstack_elf_symbol(elf, lj->anchor, &sym))
 		anchor = sym.st_value + (m->start - lo);
 	if (anchor && !luajit_process_agrees(lj, pid, anchor, why, len))
 		return VMSTACK_DETECT_UNKNOWN;

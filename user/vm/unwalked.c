@@ -11,7 +11,7 @@
 
 #include "elf_facts.h"
 #include "lua_version.h"
-#include "symbols.h"
+#include "file.h"
 #include "unwalked.h"
 
 /* 0 if the file holds this row's interpreter, named with its version in @ver. */
@@ -114,13 +114,13 @@ static unwalked_holds *const unwalked[] = { lua_holds, ruby_holds, php_holds, cp
 
 int vmstack_vm_unwalked(const struct vmstack_map *m, char *what, size_t len)
 {
-	struct vmstack_symtab *tab = m->symtab;
+	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	size_t i;
 
-	if (!tab || !tab->elf)
+	if (!elf)
 		return -1;
 	for (i = 0; i < sizeof(unwalked) / sizeof(*unwalked); i++)
-		if (!unwalked[i](tab->elf, what, len))
+		if (!unwalked[i](elf, what, len))
 			return (int)i;
 	return -1;
 }
