@@ -744,6 +744,217 @@ struct vmstack_vm_desc {
 #define VMSTACK_VM_DESC_MAX_SIZE	1024
 
 /*
+ * VM descriptor, ABI 4 (struct vmstack_vm_desc4): one vocabulary for every
+ * interpreter. What differs between runtimes (where a thread's state is,
+ * how frames link, what ends an activation, what a frame shows) is a
+ * program the module runs, not a flag it knows: a small register machine
+ * whose every instruction the module checks at VM_ADD and whose every run
+ * is bounded (instructions executed, frames shown, reads, faults, time).
+ * What is the module's own stays fixed: where an activation is (a native
+ * frame whose PC lies in one of the VM's entry ranges), the way back to
+ * native code (the caller's registers the VM's entry saved, or the native
+ * frame's own unwind rules), and the lookup of compiled code (F4_JIT, as
+ * ABI 3's F_JIT). Documentation/descriptor4.md gives the reasons and one
+ * program per runtime.
+ *
+ * A run. At a native frame whose PC lies in an entry range (or, F4_JIT, in
+ * code the VM compiled), the module runs the descriptor's program with:
+ *   r0  VMSTACK_VM4_AT_NATIVE, or VMSTACK_VM4_AT_JIT
+ *   r1  the native frame's sp         (AT_JIT: the anchor)
+ *   r2  the native frame's bp         (AT_JIT: the compiled code object)
+ *   r3  the native frame's pc
+ *   r4  1 in the sampled frame, else 0
+ *   r5  the sampled thread's id, as gettid() returns it in the thread
+ *   r6  the sampled thread's TLS base (x86-64: its fs base)
+ *   r7  0
+ *   r8..r11  as the previous run of this descriptor in this sample left
+ *       them (0 in its first): what one activation tells the next (the
+ *       outer activation's top frame, a thread state looked up once)
+ *   r12..r15  0
+ * The program emits the activation's frames, innermost first (EMIT_*),
+ * and ends with EXIT: its immediate says what the native walk does next
+ * (enum vmstack_vm4_exit); r1 at EXIT is the activation record (AR) the
+ * caller's registers are read from (caller_*_off), 0 for none.
+ *
+ * Reads: LD* read the target through the sample's read budget, nofault;
+ * a read that fails ends the run as EXIT(CUT + VMSTACK_VMB_READ), or
+ * (FAULTS) when the sample's VM reads faulted VMSTACK_MAX_VM_FAULTS
+ * times, or (BUDGET) when its reads or time are spent. A run executes at
+ * most VMSTACK_VM4_RUN_STEPS instructions and a sample at most
+ * VMSTACK_VM4_SAMPLE_STEPS over all runs (then CUT + STEPS); it emits at
+ * most max_frames frames (then CUT + DEPTH). Jumps go either way: loops
+ * (a thread list, a frame chain) are bounded by those counts, not by the
+ * verifier.
+ */
+#define VMSTACK_VM4_PROG_MAX		256	/* instructions per program */
+#define VMSTACK_VM4_CONSTS		16	/* 64-bit constants per descriptor */
+#define VMSTACK_VM4_RANGES		4	/* entry ranges per descriptor */
+#define VMSTACK_VM4_RUN_STEPS		8192
+#define VMSTACK_VM4_SAMPLE_STEPS	32768
+#define VMSTACK_VM4_REGS		16
+
+/* r0 at the start of a run: where the activation was found. */
+enum vmstack_vm4_at {
+	VMSTACK_VM4_AT_NATIVE,		/* a native frame in an entry range */
+	VMSTACK_VM4_AT_JIT,		/* code the VM compiled (F4_JIT) */
+};
+
+/*
+ * Why a VM part is cut: the value of a VMSTACK_VMW_BROKEN word, and
+ * EXIT's immediate minus VMSTACK_VM4_X_CUT.
+ */
+enum vmstack_vm_broken {
+	VMSTACK_VMB_STATE = 1,	/* no sane VM state: the native frame stays */
+	VMSTACK_VMB_FRAME,	/* a frame where none can be */
+	VMSTACK_VMB_READ,	/* VM memory unreadable */
+	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
+	VMSTACK_VMB_BUDGET,	/* the sample's read or time budget is spent */
+	VMSTACK_VMB_CHECK,	/* a frame fails a check of the program's */
+	VMSTACK_VMB_FAULTS,	/* the sample's VM reads faulted too often */
+	VMSTACK_VMB_STEPS,	/* (4.0) the run's or the sample's steps are spent */
+	__VMSTACK_VMB_MAX,
+};
+
+/* EXIT's immediate: what the native walk does after the activation. */
+enum vmstack_vm4_exit {
+	/*
+	 * The activation's frames are shown. F4_NATIVE_STEP: the native
+	 * frame's own unwind rules lead on (a VM in plain C); else the
+	 * caller's registers at r1 + caller_*_off (AT_JIT: always), and
+	 * where those fail the native frame stays.
+	 */
+	VMSTACK_VM4_X_SHOWN,
+	/*
+	 * The activation has no VM frames of its own (not linked yet, or
+	 * unlinked; a protected C call): F4_NATIVE_STEP keeps the native
+	 * frame, else it is dropped and the walk goes on from the caller's
+	 * registers at r1, where those can be read.
+	 */
+	VMSTACK_VM4_X_EMPTY,
+	/*
+	 * X_CUT + reason (enum vmstack_vm_broken): a VMSTACK_VMW_BROKEN word
+	 * ends the frames shown; then as X_SHOWN, except for
+	 * VMSTACK_VMB_STATE, where the native frame stays.
+	 */
+	VMSTACK_VM4_X_CUT = 16,
+	__VMSTACK_VM4_X_MAX = VMSTACK_VM4_X_CUT + __VMSTACK_VMB_MAX,
+};
+
+/*
+ * Instructions: 8 bytes, as BPF's, without bit-fields (whose order the
+ * compiler chooses): regs holds dst in its low and src in its high four
+ * bits (registers 0..15); off is a signed count of instructions to jump
+ * by, from the next one; imm a signed 32-bit value. "v" below is src, or
+ * imm (sign-extended to 64 bits) in the _K form of an opcode.
+ */
+struct vmstack_vm_insn {
+	__u8 op;		/* enum vmstack_vm4_op */
+	__u8 regs;		/* dst | src << 4 */
+	__s16 off;
+	__s32 imm;
+};
+#define VMSTACK_VM4_REGS_OF(dst, src)	((__u8)((dst) | (src) << 4))
+
+enum vmstack_vm4_op {
+	/* ALU, 64 bits, unsigned: dst = dst OP v (MOV: dst = v). */
+	VMSTACK_VM4_MOV, VMSTACK_VM4_MOV_K,
+	VMSTACK_VM4_ADD, VMSTACK_VM4_ADD_K,
+	VMSTACK_VM4_SUB, VMSTACK_VM4_SUB_K,
+	VMSTACK_VM4_MUL, VMSTACK_VM4_MUL_K,
+	VMSTACK_VM4_AND, VMSTACK_VM4_AND_K,
+	VMSTACK_VM4_OR, VMSTACK_VM4_OR_K,
+	VMSTACK_VM4_XOR, VMSTACK_VM4_XOR_K,
+	VMSTACK_VM4_LSH, VMSTACK_VM4_LSH_K,	/* by v & 63 */
+	VMSTACK_VM4_RSH, VMSTACK_VM4_RSH_K,	/* logical, by v & 63 */
+	VMSTACK_VM4_ARSH_K,			/* arithmetic, by imm & 63 */
+	/* dst = consts[imm] */
+	VMSTACK_VM4_LDC,
+	/* dst = the sampled register imm (enum vmstack_vm_reg; NONE: 0) */
+	VMSTACK_VM4_LDREG,
+	/* dst = the 1, 2, 4 or 8 bytes at src + imm, zero-extended; _S: sign-extended */
+	VMSTACK_VM4_LD8, VMSTACK_VM4_LD16, VMSTACK_VM4_LD32, VMSTACK_VM4_LD64,
+	VMSTACK_VM4_LD8_S, VMSTACK_VM4_LD16_S, VMSTACK_VM4_LD32_S,
+	/* pc += off; and the conditional jumps, if dst CMP v (GT..LE unsigned) */
+	VMSTACK_VM4_JA,
+	VMSTACK_VM4_JEQ, VMSTACK_VM4_JEQ_K,
+	VMSTACK_VM4_JNE, VMSTACK_VM4_JNE_K,
+	VMSTACK_VM4_JGT, VMSTACK_VM4_JGT_K,
+	VMSTACK_VM4_JGE, VMSTACK_VM4_JGE_K,
+	VMSTACK_VM4_JLT, VMSTACK_VM4_JLT_K,
+	VMSTACK_VM4_JLE, VMSTACK_VM4_JLE_K,
+	VMSTACK_VM4_JSET, VMSTACK_VM4_JSET_K,	/* dst & v */
+	VMSTACK_VM4_JSLT_K,			/* signed: (s64)dst < imm */
+	/*
+	 * Frames, innermost first. EMIT_SCRIPT: a script frame, identity
+	 * dst, PC src (0: unknown), a VMSTACK_VMW_SCRIPT word and its PC;
+	 * EMIT_BUILTIN: VMSTACK_VMW_BUILTIN | dst; EMIT_UNVERIFIED:
+	 * VMSTACK_VMW_UNVERIFIED | imm (enum vmstack_vmw_unverified), which
+	 * also sets VMSTACK_SF_VM_UNVERIFIED; EMIT_JIT: VMSTACK_VMW_JIT |
+	 * dst. Each counts against max_frames.
+	 */
+	VMSTACK_VM4_EMIT_SCRIPT,
+	VMSTACK_VM4_EMIT_BUILTIN,
+	VMSTACK_VM4_EMIT_UNVERIFIED,
+	VMSTACK_VM4_EMIT_JIT,
+	/*
+	 * MARK remembers how many words are emitted; UNDO drops the words
+	 * emitted since (and the unverified flag they set): a walk begun
+	 * from a register that proves stale starts over from the state.
+	 */
+	VMSTACK_VM4_MARK,
+	VMSTACK_VM4_UNDO,
+	/* End the run: imm is enum vmstack_vm4_exit. */
+	VMSTACK_VM4_EXIT,
+	__VMSTACK_VM4_OP_MAX,
+};
+
+/* A native frame whose pc is in [start, end) is an activation of the VM. */
+struct vmstack_vm4_range {
+	__u64 start, end;
+};
+
+/* The native frame is left as its own unwind rules say (a VM in plain C). */
+#define VMSTACK_VM4_F_NATIVE_STEP	(1U << 0)
+/* Compiled code: the jit_* fields, as ABI 3's F_JIT. */
+#define VMSTACK_VM4_F_JIT		(1U << 1)
+/* ... and ABI 3's F_JIT_NEAR. */
+#define VMSTACK_VM4_F_JIT_NEAR		(1U << 2)
+/* The compiled-code table's entries are 4 bytes (ABI 3's F_REF32). */
+#define VMSTACK_VM4_F_JIT_REF32		(1U << 3)
+#define VMSTACK_VM4_F_ALL		((1U << 4) - 1)
+
+/*
+ * A VM, ABI 4. The module checks every field and instruction at VM_ADD:
+ * known opcodes, registers below 16, jumps that land inside the program,
+ * constants and registers that exist, EXIT immediates that exist, a last
+ * instruction that is EXIT or JA, zero padding.
+ */
+struct vmstack_vm_desc4 {
+	__u32 size;		/* sizeof(struct vmstack_vm_desc4) as the sender knows it */
+	__u32 flags;		/* VMSTACK_VM4_F_* */
+	struct vmstack_vm4_range ranges[VMSTACK_VM4_RANGES];	/* unused: 0, 0 */
+	__u16 max_frames;	/* per run, 1..VMSTACK_VM_MAX_FRAMES */
+	__u16 prog_len;		/* 1..VMSTACK_VM4_PROG_MAX */
+	__u32 nr_consts;	/* 0..VMSTACK_VM4_CONSTS */
+	/* The caller's registers, saved by the VM's entry at the AR (r1 at EXIT). */
+	__s32 caller_bp_off;
+	__s32 caller_ra_off;
+	__s32 caller_sp_off;	/* AR + off = the caller's sp */
+	/* F4_JIT: as struct vmstack_vm_desc's fields of the same names. */
+	__u8 jit_reg;		/* enum vmstack_vm_reg; NONE: *(jit_anchor_ptr) */
+	__u8 pad0[3];
+	__s32 jit_anchor_adj;
+	__u64 jit_anchor_ptr;
+	__u64 jit_mask;		/* a table entry & jit_mask is the object (ABI 3: func_mask) */
+	__s32 jit_id_off, jit_table_off, jit_count_off;
+	__s32 jit_code_off, jit_size_off;
+	__s32 jit_link_off, jit_root_off, jit_side_off;	/* F4_JIT_NEAR */
+	__u32 jit_near_max;	/* F4_JIT_NEAR: 1..VMSTACK_VM_JIT_NEAR_MAX */
+	__u64 consts[VMSTACK_VM4_CONSTS];
+	struct vmstack_vm_insn prog[VMSTACK_VM4_PROG_MAX];
+};
+
+/*
  * VM frames inside the user part of ips[]: VM words, which are never user
  * addresses (bits 63..62 are 01: not canonical with 4- or 5-level paging;
  * the module stores no return address that is not a user address).
