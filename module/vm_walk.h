@@ -9,16 +9,6 @@
 
 #include "walk.h"
 
-enum vmstack_vm_broken {
-	VMSTACK_VMB_STATE = 1,	/* no sane VM state at the activation record */
-	VMSTACK_VMB_FRAME,	/* a frame outside the VM stack or not moving down */
-	VMSTACK_VMB_READ,	/* VM memory unreadable */
-	VMSTACK_VMB_DEPTH,	/* more frames than max_frames */
-	VMSTACK_VMB_BUDGET,	/* the sample's read budget is spent */
-	VMSTACK_VMB_CHECK,	/* a frame fails F_FUNC_CHECK or F_PC_CHECK */
-	VMSTACK_VMB_FAULTS,	/* the sample's VM reads faulted too often */
-};
-
 /*
  * A read of VM memory. One that faults costs an exception and its fixup,
  * tens of reads that succeed, and a descriptor decides how many a walk
