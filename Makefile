@@ -52,7 +52,9 @@ CORE_SRCS := user/ring_reader.c user/maps.c user/symbols.c user/stacks.c user/ab
 	     user/debuginfo.c user/lines.c user/demangle.c \
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
 	     $(filter-out user/unwind/upload.c,$(wildcard user/unwind/*.c))
-CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
+# The module's check of ABI 4 VM descriptors: the recorder runs it before
+# upload, to name the instruction a refusal is about.
+CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o) $(B)/vm_prog_check.o
 # The recorder's own parts: its layers in user/record/ (record.h), the
 # unwind rules' upload, and the option table's reader it shares with the
 # other tools.
@@ -62,7 +64,7 @@ NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/vm_frame.c module/uw_rows.c \
-	     module/vm_check.c
+	     module/vm_check.c module/vm_prog.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
@@ -136,10 +138,14 @@ $(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
 $(B)/vmstack-attach-time: tests/tools/vmstack-attach-time.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
-$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h tests/unit/walk_host.h \
-		include/uapi/linux/vmstack.h | $(B)
+$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h module/vm_prog.h \
+		module/vm_prog_check.h tests/unit/walk_host.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(B)/host-module
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(B)/vm_prog_check.o: module/vm_prog_check.c module/vm_prog_check.h \
+		include/uapi/linux/vmstack.h | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The recorder's ring sizing is pure arithmetic: its policy is tested too.
 UNIT_RECORD_OBJS := $(B)/record/ring_size.o

@@ -125,6 +125,10 @@ struct vmstack_user_regs {
 	unsigned long ip, sp, bp;
 };
 
+/* Registers r8..r11 of a VM program, carried from one run to the next. */
+#define VMSTACK_VM4_CARRY_FIRST	8
+#define VMSTACK_VM4_CARRIED	4
+
 /* One user walk: what it may use, and what it stores. */
 struct vmstack_walk {
 	const struct vmstack_uw_set *rules;	/* NULL: frame pointers only */
@@ -152,6 +156,16 @@ struct vmstack_walk {
 	u32 tid;
 	u8 vm_thread_tried;
 	unsigned long vm_thread[VMSTACK_VM_MAX];
+	/*
+	 * ABI 4 descriptors (vm_prog.c), beside ABI 3's vms until vm_walk.c
+	 * runs programs: then they are the walk's vms. Per VM, the
+	 * registers r8..r11 its last run in this sample left (what one
+	 * activation tells the next), and the program steps the sample has
+	 * run over all VMs (VMSTACK_VM4_SAMPLE_STEPS); zero at the start.
+	 */
+	const struct vmstack_vm_desc4 *vms4;
+	u64 vm_carry[VMSTACK_VM_MAX][VMSTACK_VM4_CARRIED];
+	u32 vm_steps;
 	u64 *ips;
 	unsigned int n, max;
 	u16 flags;				/* VMSTACK_SF_* */
