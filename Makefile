@@ -128,8 +128,10 @@ $(B)/libvmstack.a: user/libvmstack.c user/libvmstack.h | $(B)
 	$(AR) rcs $@ $(B)/libvmstack.o
 
 # A test tool: drives the module directly (tests/tools/vmstack-probe.c).
-$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o user/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
+$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o \
+		$(B)/vm_prog_check.o user/*.h module/vm_prog_check.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Imodule $< $(NL_OBJS) $(B)/ring_reader.o $(B)/vm_prog_check.o \
+		$(LDLIBS_NL) -o $@
 
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
