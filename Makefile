@@ -61,10 +61,14 @@ CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o) $(B)/vm_prog_check.o
 RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
 	       $(B)/unwind/upload.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+# test_walk*.c and test_vm.c give ABI 3 descriptors to the walk and its
+# check, which the module no longer takes (ABI 4.0): out of the build
+# until they translate them to programs (branch desc4-user).
+UNIT_SRCS := $(filter-out tests/unit/test_walk.c tests/unit/test_walk_checks.c \
+			  tests/unit/test_vm.c,$(wildcard tests/unit/*.c))
 # The module's pure walker (module/walk.h), built for the host's unit tests.
-WALK_SRCS := module/unwind_user.c module/vm_walk.c module/vm_frame.c module/uw_rows.c \
-	     module/vm_check.c module/vm_prog.c
+WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
+	     module/vm_prog.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
@@ -124,8 +128,10 @@ $(B)/libvmstack.a: user/libvmstack.c user/libvmstack.h | $(B)
 	$(AR) rcs $@ $(B)/libvmstack.o
 
 # A test tool: drives the module directly (tests/tools/vmstack-probe.c).
-$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o user/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
+$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o \
+		$(B)/vm_prog_check.o user/*.h module/vm_prog_check.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Imodule $< $(NL_OBJS) $(B)/ring_reader.o $(B)/vm_prog_check.o \
+		$(LDLIBS_NL) -o $@
 
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@

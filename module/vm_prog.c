@@ -185,11 +185,10 @@ static int vmstack_vm_prog_step(struct vmstack_walk *w, const struct vmstack_vm_
 				struct vmstack_vm_run *run, const struct vmstack_vm_insn *in,
 				u64 *r)
 {
-	unsigned int dst = in->regs & 0xf, src = in->regs >> 4, vm, size;
+	unsigned int dst = in->regs & 0xf, src = in->regs >> 4, size;
 	u64 k = (u64)(s64)in->imm;
 	bool sign;
 
-	vm = (unsigned int)(d - w->vms4);
 	switch (in->op) {
 	case VMSTACK_VM4_LDC:
 		r[dst] = d->consts[in->imm];
@@ -206,18 +205,18 @@ static int vmstack_vm_prog_step(struct vmstack_walk *w, const struct vmstack_vm_
 			return vmstack_vm_prog_read_cut(w);
 		return VMSTACK_VM4_GO;
 	case VMSTACK_VM4_EMIT_SCRIPT:
-		return vmstack_vm_prog_emit(w, d, run, vmstack_vmw(VMSTACK_VMW_SCRIPT, vm, r[dst]),
+		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, r[dst]),
 					    2, r[src], r);
 	case VMSTACK_VM4_EMIT_BUILTIN:
-		return vmstack_vm_prog_emit(w, d, run, vmstack_vmw(VMSTACK_VMW_BUILTIN, vm, r[dst]),
+		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN, r[dst]),
 					    1, 0, r);
 	case VMSTACK_VM4_EMIT_UNVERIFIED:
 		w->flags |= VMSTACK_SF_VM_UNVERIFIED;
 		return vmstack_vm_prog_emit(w, d, run,
-					    vmstack_vmw(VMSTACK_VMW_UNVERIFIED, vm, (u64)in->imm),
+					    vmstack_vm_word(w, d, VMSTACK_VMW_UNVERIFIED, (u64)in->imm),
 					    1, 0, r);
 	case VMSTACK_VM4_EMIT_JIT:
-		return vmstack_vm_prog_emit(w, d, run, vmstack_vmw(VMSTACK_VMW_JIT, vm, r[dst]),
+		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, r[dst]),
 					    1, 0, r);
 	case VMSTACK_VM4_MARK:
 		run->mark_n = w->n;
@@ -287,7 +286,7 @@ static int vmstack_vm_prog_exec(struct vmstack_walk *w, const struct vmstack_vm_
 int vmstack_vm_prog_run(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
 			u64 r[VMSTACK_VM4_REGS])
 {
-	u64 *carry = w->vm_carry[d - w->vms4];
+	u64 *carry = w->vm_carry[d - w->vms];
 	int end = vmstack_vm_prog_exec(w, d, r);
 	unsigned int i;
 

@@ -42,7 +42,7 @@ static void prog(const struct vmstack_vm_insn *p, unsigned int n)
 	memcpy(desc.prog, p, n * sizeof(*p));
 	CHECK(vmstack_vm_desc4_check(&desc) == NULL);
 	memset(&walk, 0, sizeof(walk));
-	walk.vms4 = &desc;
+	walk.vms = &desc;
 	walk.ips = ips;
 	walk.max = 64;
 	walk.reads_left = VMSTACK_MAX_READS;
@@ -236,7 +236,7 @@ UNIT_TEST(vm_prog_emit)
 	prog(p, 5);
 	/* The second descriptor of the session: its words say VM 1. */
 	two[1] = desc;
-	walk.vms4 = two;
+	walk.vms = two;
 	r[1] = 0xabc;
 	r[2] = 0x1234;
 	r[3] = 42;

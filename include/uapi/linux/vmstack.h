@@ -56,6 +56,14 @@
  *        UNDESCRIBED (a process outside the target set: frame pointers
  *        only, no VM); UW_KEY in UNWIND_ADD (rows shared by the
  *        session's processes).
+ *   3.6  VM frame checks (F_FUNC_CHECK, F_PC_CHECK, F_BUILTIN_KIND) and
+ *        VMSTACK_VMW_UNVERIFIED words.
+ *   4.0  VM_ADD takes struct vmstack_vm_desc4: a checked program per
+ *        interpreter that the module runs at each activation, instead of
+ *        ABI 3's struct vmstack_vm_desc of fields and flags (which the
+ *        tools keep as their own structured form and compile to a
+ *        program). The recording format and VM words are unchanged;
+ *        VMSTACK_VMB_STEPS is new.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -64,8 +72,8 @@
 
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
-#define VMSTACK_ABI_MAJOR	3
-#define VMSTACK_ABI_MINOR	6
+#define VMSTACK_ABI_MAJOR	4
+#define VMSTACK_ABI_MINOR	0
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -953,6 +961,14 @@ struct vmstack_vm_desc4 {
 	__u64 consts[VMSTACK_VM4_CONSTS];
 	struct vmstack_vm_insn prog[VMSTACK_VM4_PROG_MAX];
 };
+/*
+ * The struct's size at each minor: VM_ADD takes a descriptor from the
+ * 4.0 size on, whose size field says its length; a longer one (a newer
+ * minor) only if the bytes past the module's struct are 0.
+ */
+#define VMSTACK_VM4_DESC_SIZE_4_0	2336
+#define VMSTACK_VM4_DESC_MIN_SIZE	VMSTACK_VM4_DESC_SIZE_4_0
+#define VMSTACK_VM4_DESC_MAX_SIZE	8192
 
 /*
  * VM frames inside the user part of ips[]: VM words, which are never user
