@@ -61,11 +61,7 @@ CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o) $(B)/vm_prog_check.o
 RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
 	       $(B)/unwind/upload.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
-# test_walk*.c and test_vm.c give ABI 3 descriptors to the walk and its
-# check, which the module no longer takes (ABI 4.0): out of the build
-# until they translate them to programs (branch desc4-user).
-UNIT_SRCS := $(filter-out tests/unit/test_walk.c tests/unit/test_walk_checks.c \
-			  tests/unit/test_vm.c,$(wildcard tests/unit/*.c))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
 	     module/vm_prog.c
