@@ -90,6 +90,9 @@ tools: $(PRODUCT) $(TEST_TOOLS)
 $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+# The recorder checks each VM program as the module will, with its code.
+$(B)/record/describe.o: CPPFLAGS += -Imodule
+$(B)/record/describe.o: module/vm_prog_check.h
 
 $(B)/cli.o: CPPFLAGS += -DVMSTACK_VERSION='"$(VERSION)"'
 $(B)/cli.o: VERSION
