@@ -11,6 +11,8 @@
 
 #include <linux/vmstack.h>
 
+#include "vm/desc3.h"
+
 /*
  * Fill @out (zeroed first) from @d. NULL, or why not: a message from
  * ABI 3.6's descriptor check, or the assembler's.

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "vm/desc3.h"
 #include "vm/prog.h"
 
 /*
