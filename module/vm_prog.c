@@ -17,8 +17,13 @@
 
 /* Steps between two looks at the clock (a power of 2). */
 #define VMSTACK_VM4_CLOCK_STEPS	256
-/* An instruction's outcome when the run goes on (any other ends it). */
+/*
+ * An instruction's outcome when the run goes on with the next one, or
+ * (a load that failed, with a fail edge) at the load's jump target; any
+ * other ends the run.
+ */
 #define VMSTACK_VM4_GO		(-1)
+#define VMSTACK_VM4_FAILED	(-2)
 
 /* Why a read of the run failed, as the ABI's CUT reasons say it. */
 static int vmstack_vm_prog_read_cut(const struct vmstack_walk *w)
@@ -32,7 +37,7 @@ static int vmstack_vm_prog_read_cut(const struct vmstack_walk *w)
 
 /*
  * LD*: the @size bytes at @addr into *@v, zero-extended, or with @sign
- * sign-extended. False if the read failed.
+ * sign-extended. False if the read failed (*@v unchanged).
  */
 static bool vmstack_vm_prog_load(struct vmstack_walk *w, unsigned long addr,
 				 unsigned int size, bool sign, u64 *v)
@@ -201,9 +206,15 @@ static int vmstack_vm_prog_step(struct vmstack_walk *w, const struct vmstack_vm_
 		return VMSTACK_VM4_GO;
 	case VMSTACK_VM4_LD8 ... VMSTACK_VM4_LD32_S:
 		size = vmstack_vm_prog_ld_size(in->op, &sign);
-		if (!vmstack_vm_prog_load(w, (unsigned long)(r[src] + k), size, sign, &r[dst]))
-			return vmstack_vm_prog_read_cut(w);
-		return VMSTACK_VM4_GO;
+		if (vmstack_vm_prog_load(w, (unsigned long)(r[src] + k), size, sign, &r[dst]))
+			return VMSTACK_VM4_GO;
+		/*
+		 * A fail edge: the program goes on elsewhere (a walk that
+		 * falls back). Its cost stays bounded: the failed read was
+		 * counted, and past the fault cap or the budget a read fails
+		 * without being tried.
+		 */
+		return in->off ? VMSTACK_VM4_FAILED : vmstack_vm_prog_read_cut(w);
 	case VMSTACK_VM4_EMIT_SCRIPT:
 		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, r[dst]),
 					    2, r[src], r);
@@ -276,7 +287,9 @@ static int vmstack_vm_prog_exec(struct vmstack_walk *w, const struct vmstack_vm_
 			break;
 		default:
 			end = vmstack_vm_prog_step(w, d, &run, in, r);
-			if (end != VMSTACK_VM4_GO)
+			if (end == VMSTACK_VM4_FAILED)
+				pc += in->off;
+			else if (end != VMSTACK_VM4_GO)
 				return end;
 		}
 	}

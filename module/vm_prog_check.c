@@ -33,12 +33,14 @@
 #define VMSTACK_OPND_REG	(1U << 6)	/* imm is an enum vmstack_vm_reg */
 #define VMSTACK_OPND_UNV	(1U << 7)	/* imm is an enum vmstack_vmw_unverified */
 #define VMSTACK_OPND_EXIT	(1U << 8)	/* imm is an enum vmstack_vm4_exit */
+#define VMSTACK_OPND_FAIL	(1U << 9)	/* off, if not 0: a load's fail edge */
 
 #define K	VMSTACK_OPND_KNOWN
 #define D	(K | VMSTACK_OPND_DST)
 #define DS	(D | VMSTACK_OPND_SRC)
 #define DI	(D | VMSTACK_OPND_IMM)
 #define DSI	(DS | VMSTACK_OPND_IMM)
+#define LD	(DSI | VMSTACK_OPND_FAIL)
 
 static const unsigned short vmstack_vm4_opnd[__VMSTACK_VM4_OP_MAX] = {
 	[VMSTACK_VM4_MOV] = DS,		[VMSTACK_VM4_MOV_K] = DI,
@@ -53,10 +55,10 @@ static const unsigned short vmstack_vm4_opnd[__VMSTACK_VM4_OP_MAX] = {
 	[VMSTACK_VM4_ARSH_K] = DI,
 	[VMSTACK_VM4_LDC] = D | VMSTACK_OPND_CONST,
 	[VMSTACK_VM4_LDREG] = D | VMSTACK_OPND_REG,
-	[VMSTACK_VM4_LD8] = DSI,	[VMSTACK_VM4_LD16] = DSI,
-	[VMSTACK_VM4_LD32] = DSI,	[VMSTACK_VM4_LD64] = DSI,
-	[VMSTACK_VM4_LD8_S] = DSI,	[VMSTACK_VM4_LD16_S] = DSI,
-	[VMSTACK_VM4_LD32_S] = DSI,
+	[VMSTACK_VM4_LD8] = LD,		[VMSTACK_VM4_LD16] = LD,
+	[VMSTACK_VM4_LD32] = LD,	[VMSTACK_VM4_LD64] = LD,
+	[VMSTACK_VM4_LD8_S] = LD,	[VMSTACK_VM4_LD16_S] = LD,
+	[VMSTACK_VM4_LD32_S] = LD,
 	[VMSTACK_VM4_JA] = K | VMSTACK_OPND_OFF,
 	[VMSTACK_VM4_JEQ] = DS | VMSTACK_OPND_OFF,	[VMSTACK_VM4_JEQ_K] = DI | VMSTACK_OPND_OFF,
 	[VMSTACK_VM4_JNE] = DS | VMSTACK_OPND_OFF,	[VMSTACK_VM4_JNE_K] = DI | VMSTACK_OPND_OFF,
@@ -80,6 +82,7 @@ static const unsigned short vmstack_vm4_opnd[__VMSTACK_VM4_OP_MAX] = {
 #undef DS
 #undef DI
 #undef DSI
+#undef LD
 
 /* An EXIT immediate the module acts on: SHOWN, EMPTY, or CUT + a reason. */
 static bool vmstack_vm4_exit_ok(__s32 imm)
@@ -100,11 +103,11 @@ static const char *vmstack_vm4_insn_check(const struct vmstack_vm_desc4 *d, unsi
 	use = vmstack_vm4_opnd[in->op];
 	if ((!(use & VMSTACK_OPND_DST) && (in->regs & 0xf)) ||
 	    (!(use & VMSTACK_OPND_SRC) && (in->regs >> 4)) ||
-	    (!(use & VMSTACK_OPND_OFF) && in->off) ||
+	    (!(use & (VMSTACK_OPND_OFF | VMSTACK_OPND_FAIL)) && in->off) ||
 	    (!(use & (VMSTACK_OPND_IMM | VMSTACK_OPND_CONST | VMSTACK_OPND_REG |
 		      VMSTACK_OPND_UNV | VMSTACK_OPND_EXIT)) && in->imm))
 		return "VM program: an operand the instruction does not use is not 0";
-	if (use & VMSTACK_OPND_OFF) {
+	if ((use & VMSTACK_OPND_OFF) || ((use & VMSTACK_OPND_FAIL) && in->off)) {
 		target = (long)i + 1 + in->off;
 		if (target < 0 || target >= d->prog_len)
 			return "VM program: a jump lands outside the program";

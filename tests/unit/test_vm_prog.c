@@ -175,6 +175,42 @@ UNIT_TEST(vm_prog_loads)
 	CHECK(r[2] == 0);
 }
 
+UNIT_TEST(vm_prog_load_fail_edge)
+{
+	/* A load with a fail edge: a read that fails jumps, dst unchanged. */
+	struct vmstack_vm_insn p[] = {
+		insn(VMSTACK_VM4_LD64, 2, 1, 2, 0),
+		insn(VMSTACK_VM4_MOV_K, 3, 0, 0, 1),
+		EXIT_SHOWN,
+		insn(VMSTACK_VM4_EXIT, 0, 0, 0, VMSTACK_VM4_X_EMPTY),
+	};
+	unsigned int i;
+
+	prog(p, 4);
+	fake_put64(HEAP, 99);
+	r[1] = HEAP;
+	CHECK(run() == VMSTACK_VM4_X_SHOWN);
+	CHECK(r[2] == 99 && r[3] == 1);
+	memset(r, 0, sizeof(r));
+	r[1] = HEAP + 0x2000;
+	r[2] = 5;
+	CHECK(run() == VMSTACK_VM4_X_EMPTY);
+	CHECK(r[2] == 5 && r[3] == 0);
+	CHECK(walk.faults == 1);
+	/* Past the fault cap the read is not tried, and the edge is taken. */
+	for (i = 1; i < VMSTACK_MAX_VM_FAULTS; i++)
+		CHECK(run() == VMSTACK_VM4_X_EMPTY);
+	CHECK(run() == VMSTACK_VM4_X_EMPTY);
+	CHECK(fake_mem_faults() == VMSTACK_MAX_VM_FAULTS);
+	/* And once the budget is spent: counted as ever (SF_BUDGET). */
+	prog(p, 4);
+	walk.reads_left = 0;
+	r[1] = HEAP;
+	CHECK(run() == VMSTACK_VM4_X_EMPTY);
+	CHECK(walk.flags & VMSTACK_SF_BUDGET);
+	CHECK(fake_mem_reads() == 0);
+}
+
 UNIT_TEST(vm_prog_jumps)
 {
 	static const struct {

@@ -200,6 +200,16 @@ UNIT_TEST(vm_prog_check_insns)
 	d.prog_len = 7;
 	d.prog[6] = insn(VMSTACK_VM4_EXIT, 0, 0, 0, 0);
 	CHECK(check(NULL) == NULL);
+	/* A load's fail edge lands inside too; 0 is none. */
+	good();
+	d.prog[1].off = 3;
+	CHECK(check(NULL) == NULL);
+	d.prog[1].off = 4;
+	refused("jump lands outside", 1);
+	d.prog[1].off = -3;
+	refused("jump lands outside", 1);
+	d.prog[1].off = -2;
+	CHECK(check(NULL) == NULL);
 	/* Operands the descriptor and the ABI have. */
 	good();
 	d.prog[0].imm = 1;

@@ -222,3 +222,37 @@ UNIT_TEST(vm_walk_jit)
 	CHECK(vmstack_walk_user(&w) == 2);
 	CHECK(ips[1] == word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_READ));
 }
+
+UNIT_TEST(vm_walk_sample_steps)
+{
+	/*
+	 * A program that never exits, at each of ten native frames (a VM in
+	 * C, frame pointers): four runs spend the sample's steps, the other
+	 * six are cut before their first, and the walk still ends.
+	 */
+	static const struct vmstack_vm_insn loop[] = {
+		I(ADD_K, 4, 0, 0, 1),
+		I(JA, 0, 0, -2, 0),
+	};
+	struct vmstack_walk w;
+	unsigned long bp;
+	unsigned int i;
+
+	toy();
+	desc.flags = VMSTACK_VM4_F_NATIVE_STEP;
+	desc.prog_len = 2;
+	memset(desc.prog, 0, sizeof(desc.prog));
+	memcpy(desc.prog, loop, sizeof(loop));
+	for (i = 0; i < 10; i++) {
+		bp = STACK + 0x200 + 0x20 * i;
+		fake_put64(bp, i < 9 ? bp + 0x20 : 0);
+		fake_put64(bp + 8, VM_LO + 0x20 + i);
+	}
+	w = toy_walk(VM_LO + 0x10);
+	w.regs[VMSTACK_VM_REG_RBP] = STACK + 0x200;
+	CHECK(vmstack_walk_user(&w) == 11);
+	for (i = 0; i < 11; i++)
+		CHECK(ips[i] == word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STEPS));
+	CHECK(w.vm_steps == VMSTACK_VM4_SAMPLE_STEPS);
+	CHECK(w.flags == (VMSTACK_SF_VM | VMSTACK_SF_VM_BROKEN));
+}

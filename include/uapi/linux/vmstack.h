@@ -483,7 +483,8 @@ enum vmstack_vm_reg {
  * caller's registers are read from (caller_*_off), 0 for none.
  *
  * Reads: LD* read the target through the sample's read budget, nofault;
- * a read that fails ends the run as EXIT(CUT + VMSTACK_VMB_READ), or
+ * a read that fails (unless the load has a fail edge) ends the run as
+ * EXIT(CUT + VMSTACK_VMB_READ), or
  * (FAULTS) when the sample's VM reads faulted VMSTACK_MAX_VM_FAULTS
  * times, or (BUDGET) when its reads or time are spent. A run executes at
  * most VMSTACK_VM4_RUN_STEPS instructions and a sample at most
@@ -577,7 +578,12 @@ enum vmstack_vm4_op {
 	VMSTACK_VM4_LDC,
 	/* dst = the sampled register imm (enum vmstack_vm_reg; NONE: 0) */
 	VMSTACK_VM4_LDREG,
-	/* dst = the 1, 2, 4 or 8 bytes at src + imm, zero-extended; _S: sign-extended */
+	/*
+	 * dst = the 1, 2, 4 or 8 bytes at src + imm, zero-extended; _S:
+	 * sign-extended. off != 0 is a fail edge: a read that fails (fault,
+	 * fault cap, budget or time spent) leaves dst as it was and jumps by
+	 * off instead of ending the run (the failure still counts).
+	 */
 	VMSTACK_VM4_LD8, VMSTACK_VM4_LD16, VMSTACK_VM4_LD32, VMSTACK_VM4_LD64,
 	VMSTACK_VM4_LD8_S, VMSTACK_VM4_LD16_S, VMSTACK_VM4_LD32_S,
 	/* pc += off; and the conditional jumps, if dst CMP v (GT..LE unsigned) */
