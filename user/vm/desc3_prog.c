@@ -274,7 +274,7 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 		vm_prog_ja(p, from_state);
 		vm_prog_bind(p, shown);
 	}
-	exit_by_result(t);
+	vm_prog_ja(p, t->exit);
 	/* No VM frames of its own: as 3.6, R_NEXT stays as it was. */
 	vm_prog_bind(p, empty);
 	exit_with(t, VMSTACK_VM4_X_EMPTY);
@@ -288,7 +288,7 @@ static void native(struct desc3_tr *t, vm_label reg_end)
  * object): the state and top frame the VM keeps for compiled code, then
  * the AR the state links (r1 at the exit; 0: the stack ends).
  */
-static void jit(struct desc3_tr *t, vm_label at_jit, vm_label jit_end, vm_label done)
+static void jit(struct desc3_tr *t, vm_label at_jit, vm_label jit_end)
 {
 	const struct vmstack_vm_desc *d = t->d;
 	struct vm_prog *p = &t->p;
@@ -310,12 +310,12 @@ static void jit(struct desc3_tr *t, vm_label at_jit, vm_label jit_end, vm_label 
 	mov_k(t, R_AR, 0);
 	vm_prog_ld(p, 8, 0, R_AR, R_STATE, d->state_ar_off, no_ar);
 	vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_AR, ~(int32_t)d->ar_mask);
-	vm_prog_ja(p, done);
+	vm_prog_ja(p, t->exit);
 	/* Unreadable: the stack ends (R_AR 0), cut if the walk was not. */
 	vm_prog_bind(p, no_ar);
-	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_I, 0, done);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_I, 0, t->exit);
 	mov_k(t, R_I, VMSTACK_VMB_READ);
-	vm_prog_ja(p, done);
+	vm_prog_ja(p, t->exit);
 	vm_prog_bind(p, no_state);
 	mov_k(t, R_AR, 0);
 	exit_with(t, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
@@ -362,7 +362,7 @@ const char *vmstack_desc3_prog(const struct vmstack_vm_desc *d,
 {
 	struct desc3_tr t;
 	const char *err = vmstack_desc3_check(d);
-	vm_label at_jit, jit_end, reg_end, done;
+	vm_label at_jit, jit_end, reg_end;
 	bool has_jit = d->flags & VMSTACK_VM_F_JIT;
 
 	memset(out, 0, sizeof(*out));
@@ -377,7 +377,7 @@ const char *vmstack_desc3_prog(const struct vmstack_vm_desc *d,
 	at_jit = vm_prog_label(&t.p);
 	jit_end = vm_prog_label(&t.p);
 	reg_end = vm_prog_label(&t.p);
-	done = vm_prog_label(&t.p);
+	t.exit = vm_prog_label(&t.p);
 
 	if (has_jit)
 		vm_prog_jmp_k(&t.p, VMSTACK_VM4_JEQ_K, 0, VMSTACK_VM4_AT_JIT, at_jit);
@@ -389,10 +389,10 @@ const char *vmstack_desc3_prog(const struct vmstack_vm_desc *d,
 		vm_prog_jmp_k(&t.p, VMSTACK_VM4_JSET_K, R_BITS, B_JIT, jit_end);
 	if (d->top_reg)
 		vm_prog_jmp_k(&t.p, VMSTACK_VM4_JSET_K, R_BITS, B_REG, reg_end);
-	vm_prog_bind(&t.p, done);
+	vm_prog_bind(&t.p, t.exit);
 	exit_by_result(&t);
 	if (has_jit)
-		jit(&t, at_jit, jit_end, done);
+		jit(&t, at_jit, jit_end);
 	fields(d, out);
 	return vm_prog_end(&t.p, out);
 }

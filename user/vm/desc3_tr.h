@@ -48,6 +48,8 @@ struct desc3_tr {
 	bool delta, ref32;
 	/* The walk: entered with R_STATE, R_FRAME, R_PC, R_BITS set; ends at walk_end. */
 	vm_label walk, walk_end;
+	/* The exit by the walk's result in R_I (shown, or cut with its reason). */
+	vm_label exit;
 };
 
 /* dst = the VM reference at src + off (ABI 3's F_REF32: 4 bytes, else 8). */
