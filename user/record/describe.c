@@ -27,7 +27,7 @@ uint32_t record_module_pid(const struct record_targets *ts, const struct vmstack
  */
 static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
 {
-	static struct vmstack_vm_desc4 d4;
+	struct vmstack_vm_desc4 d4;
 	struct vmstack_target *t = arg;
 	struct record_targets *ts = t->owner;
 	struct record_session *s = ts->session;
