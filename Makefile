@@ -53,7 +53,9 @@ CORE_SRCS := user/ring_reader.c user/maps.c user/symtab.c user/file.c user/proce
 	     user/debuginfo.c user/lines.c user/demangle.c \
 	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
 	     $(filter-out %upload.c,$(wildcard user/unwind/*.c))
-CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o)
+# The module's check of ABI 4 VM descriptors: the recorder runs it before
+# upload, to name the instruction a refusal is about.
+CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o) $(B)/vm_prog_check.o
 # The recorder's own parts: its layers in user/record/ (record.h), the
 # unwind rules' upload, and the option table's reader it shares with the
 # other tools.
@@ -62,8 +64,8 @@ RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
-WALK_SRCS := module/unwind_user.c module/vm_walk.c module/vm_frame.c module/uw_rows.c \
-	     module/vm_check.c
+WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
+	     module/vm_prog.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
@@ -89,6 +91,9 @@ tools: $(PRODUCT) $(TEST_TOOLS)
 $(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+# The recorder checks each VM program as the module will, with its code.
+$(B)/record/describe.o: CPPFLAGS += -Imodule
+$(B)/record/describe.o: module/vm_prog_check.h
 
 $(B)/cli.o: CPPFLAGS += -DVMSTACK_VERSION='"$(VERSION)"'
 $(B)/cli.o: VERSION
@@ -123,8 +128,10 @@ $(B)/libvmstack.a: user/libvmstack.c user/libvmstack.h | $(B)
 	$(AR) rcs $@ $(B)/libvmstack.o
 
 # A test tool: drives the module directly (tests/tools/vmstack-probe.c).
-$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o user/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(NL_OBJS) $(B)/ring_reader.o $(LDLIBS_NL) -o $@
+$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o \
+		$(B)/vm_prog_check.o user/*.h module/vm_prog_check.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Imodule $< $(NL_OBJS) $(B)/ring_reader.o $(B)/vm_prog_check.o \
+		$(LDLIBS_NL) -o $@
 
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
@@ -137,10 +144,14 @@ $(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
 $(B)/vmstack-attach-time: tests/tools/vmstack-attach-time.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
-$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h tests/unit/walk_host.h \
-		include/uapi/linux/vmstack.h | $(B)
+$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h module/vm_prog.h \
+		module/vm_prog_check.h tests/unit/walk_host.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(B)/host-module
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(B)/vm_prog_check.o: module/vm_prog_check.c module/vm_prog_check.h \
+		include/uapi/linux/vmstack.h | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The recorder's ring sizing is pure arithmetic: its policy is tested too.
 UNIT_RECORD_OBJS := $(B)/record/ring_size.o

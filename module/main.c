@@ -18,10 +18,12 @@
  *   unwind_kernel.c   the kernel stack (ORC)
  *   ring.c            the rings: the area, each CPU's ring
  *   walk.h            the user walk as pure code, also built on the host:
- *                     unwind_user.c, vm_walk.c (-> vm_frame.c), uw_rows.c,
- *                     vm_check.c
+ *                     unwind_user.c, vm_walk.c (-> vm_prog.c), uw_rows.c
+ *   vm_prog_check.c   the check of VM_ADD's descriptors (target.c's; the
+ *                     recorder builds it too)
  *
- * netlink.c -> session.c -> target.c -> access.c, unwind_table.c
+ * netlink.c -> session.c -> target.c -> access.c, unwind_table.c,
+ *                                       vm_prog_check.c
  *                        -> events.c -> sample.c -> ring.c, unwind_kernel.c,
  *                                                   walk.h's files
  * (session.c, target.c and unwind_table.c charge account.c)

@@ -90,8 +90,8 @@ static const struct nla_policy vmstack_no_attrs_policy[VMSTACK_A_UNSPEC + 2] = {
 static const struct nla_policy vmstack_vm_policy[VMSTACK_A_VM_DESC + 1] = {
 	[VMSTACK_A_SESSION_FD] = { .type = NLA_U32 },
 	[VMSTACK_A_PID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[VMSTACK_A_VM_DESC] = NLA_POLICY_RANGE(NLA_BINARY, VMSTACK_VM_DESC_MIN_SIZE,
-					       VMSTACK_VM_DESC_MAX_SIZE),
+	[VMSTACK_A_VM_DESC] = NLA_POLICY_RANGE(NLA_BINARY, VMSTACK_VM4_DESC_MIN_SIZE,
+					       VMSTACK_VM4_DESC_MAX_SIZE),
 };
 
 /* TARGET_ADD, TARGET_DEL. */

@@ -18,6 +18,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <asm/fsgsbase.h>
 #include <asm/ptrace.h>
 #include <asm/sigcontext.h>
 #include <asm/ucontext.h>
@@ -39,9 +40,6 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 	struct vmstack_walk w = {
 		.rules = rcu_dereference_raw(p->uw_set),
 		.uw_cache = &pc->uw_cache,
-		.vms = p->vms,
-		/* Pairs with vmstack_vm_add(): descriptors below nr are complete. */
-		.nr_vms = smp_load_acquire(&p->nr_vms),
 		.ip = uregs->ip,
 		.sp = uregs->sp,
 		.ips = ips,
@@ -51,6 +49,18 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 		.jit_seen = pc->jit_seen,
 		/* In the thread's own PID namespace: what the VM stored. */
 		.tid = task_pid_vnr(current),
+		/*
+		 * The kernel never loads FS for itself on x86-64: from the
+		 * return to user space until __switch_to() loads the next
+		 * task's, the CPU's fs base is current's (the kernel's own
+		 * x86_fsbase_read_task() reads it so for current). Only an
+		 * NMI inside __switch_to(), between that load and the
+		 * switch of current, sees the next task's; only when both
+		 * share the mm can its memory be read (copy_from_user_nmi()
+		 * checks the mm loaded), and then a program reads the other
+		 * thread's state for that sample.
+		 */
+		.tls = x86_fsbase_read_cpu(),
 	};
 
 	/* The walker's view of a signal frame is the kernel's own layout. */
@@ -69,6 +79,13 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 	w.regs[VMSTACK_VM_REG_R14] = uregs->r14;
 	w.regs[VMSTACK_VM_REG_R15] = uregs->r15;
 	w.regs[VMSTACK_VM_REG_RBP] = uregs->bp;
+	/*
+	 * Pairs with vmstack_vm_add(): descriptors below nr are complete,
+	 * and the set that holds them is in place before the first.
+	 */
+	w.nr_vms = smp_load_acquire(&p->nr_vms);
+	if (w.nr_vms)
+		w.vms = READ_ONCE(p->vms)->d;
 	/* Anchors proved in another process say nothing of this one. */
 	if (pc->jit_mm != current->mm) {
 		memset(pc->jit_seen, 0, sizeof(pc->jit_seen));

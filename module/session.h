@@ -72,6 +72,12 @@ struct vmstack_session_cfg {
 	u32 cgroup_fd;
 };
 
+/* A process's ABI 4 VM descriptors, freed after a grace period with it. */
+struct vmstack_vm_set {
+	struct rcu_head rcu;
+	struct vmstack_vm_desc4 d[VMSTACK_VM_MAX];
+};
+
 /*
  * One process of a session's target set (target.c): the handler finds it
  * by its struct pid and walks with its rules and VMs. Found and read
@@ -95,8 +101,11 @@ struct vmstack_proc {
 	struct vmstack_uw_table *uw_pending;	/* being uploaded */
 	u64 uw_pending_start;			/* where it goes */
 	u32 uw_pending_next;
-	/* VM descriptors: only added; nr_vms is published last. */
-	struct vmstack_vm_desc vms[VMSTACK_VM_MAX];
+	/*
+	 * VM descriptors: only added; nr_vms is published last. Allocated
+	 * at the first VM_ADD (~9 KiB: most targets have none).
+	 */
+	struct vmstack_vm_set *vms;
 	u32 nr_vms;
 };
 

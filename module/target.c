@@ -19,12 +19,14 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/mm.h>
 #include "access.h"
 #include "account.h"
 #include "compat.h"
 #include "extack.h"
 #include "target.h"
 #include "unwind_table.h"
+#include "vm_prog_check.h"
 
 /* @nr's entry (its number when added), or NULL. Caller holds s->lock. */
 static struct vmstack_proc *vmstack_target_by_nr(struct vmstack_session *s, u32 nr)
@@ -60,10 +62,16 @@ static void vmstack_target_free(struct vmstack_session *s, struct vmstack_proc *
 	put_pid(p->tgid);
 	vmstack_consent_release(&p->consent);
 	vmstack_account_uncharge(s->account, sizeof(*p));
-	if (now)
+	if (p->vms)
+		vmstack_account_uncharge(s->account, sizeof(*p->vms));
+	if (now) {
+		kvfree(p->vms);
 		kfree(p);
-	else
+	} else {
+		if (p->vms)
+			kvfree_rcu(p->vms, rcu);
 		kfree_rcu(p, rcu);
+	}
 }
 
 int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c,
@@ -180,45 +188,74 @@ int vmstack_target_del(struct vmstack_session *s, u32 nr,
 	return 0;
 }
 
+/* @p's descriptor set, allocated and charged at its first VM_ADD. */
+static int vmstack_vm_set_get(struct vmstack_session *s, struct vmstack_proc *p,
+			      struct netlink_ext_ack *extack)
+{
+	struct vmstack_vm_set *set;
+	int err;
+
+	if (p->vms)
+		return 0;
+	err = vmstack_account_charge(s->account, sizeof(*set), extack);
+	if (err)
+		return err;
+	set = kvzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
+	if (!set) {
+		vmstack_account_uncharge(s->account, sizeof(*set));
+		return -ENOMEM;
+	}
+	/* Read by the handler only once nr_vms, published after it, says so. */
+	WRITE_ONCE(p->vms, set);
+	return 0;
+}
+
 int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
 		   const void *desc, size_t len, struct netlink_ext_ack *extack)
 {
-	struct vmstack_vm_desc d = { 0 };
+	struct vmstack_vm_desc4 *d;
 	const char *why;
-	int err = 0;
+	int err;
 
 	lockdep_assert_held(&s->lock);
+	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
+	BUILD_BUG_ON(sizeof(*d) != VMSTACK_VM4_DESC_SIZE_4_0 ||
+		     sizeof(*d) > VMSTACK_VM4_DESC_MAX_SIZE);
 	/*
-	 * The policy holds @len to VMSTACK_VM_DESC_MIN_SIZE..MAX_SIZE. A
-	 * shorter descriptor (an older tool) leaves our newer fields 0; a
-	 * longer one (a newer tool) may only carry zeros we do not know.
+	 * The policy holds @len to VMSTACK_VM4_DESC_MIN_SIZE..MAX_SIZE. A
+	 * longer descriptor (a newer tool) may only carry zeros we do not
+	 * know.
 	 */
-	if (len > sizeof(d) && memchr_inv((const u8 *)desc + sizeof(d), 0,
-					  len - sizeof(d))) {
+	if (len > sizeof(*d) && memchr_inv((const u8 *)desc + sizeof(*d), 0,
+					   len - sizeof(*d))) {
 		NL_SET_ERR_MSG(extack,
 			       "VM descriptor uses fields this module does not know (a newer ABI minor)");
 		return -EOPNOTSUPP;
 	}
-	/* A copy: the attribute is only 4-byte aligned. */
-	memcpy(&d, desc, min(len, sizeof(d)));
-	why = vmstack_vm_desc_check(&d);
+	if (p->nr_vms == VMSTACK_VM_MAX) {
+		NL_SET_ERR_MSG(extack, "too many VM descriptors for this process");
+		return -ENOSPC;
+	}
+	err = vmstack_vm_set_get(s, p, extack);
+	if (err)
+		return err;
+	/*
+	 * Checked where the handler will read it: the slot past nr_vms is
+	 * not read until nr_vms is published, and a copy (the attribute is
+	 * only 4-byte aligned) is what the check saw.
+	 */
+	d = &p->vms->d[p->nr_vms];
+	memcpy(d, desc, sizeof(*d));
+	why = d->size != len ? "VM descriptor: its size field is not its length" :
+			       vmstack_vm_desc4_check(d);
 	if (why) {
+		memset(d, 0, sizeof(*d));
 		vmstack_set_err(extack, why);
 		return -EINVAL;
 	}
-	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
-	BUILD_BUG_ON(sizeof(d) != VMSTACK_VM_DESC_SIZE_3_6 ||
-		     sizeof(d) < VMSTACK_VM_DESC_MIN_SIZE ||
-		     sizeof(d) > VMSTACK_VM_DESC_MAX_SIZE);
-	if (p->nr_vms == VMSTACK_VM_MAX) {
-		NL_SET_ERR_MSG(extack, "too many VM descriptors for this process");
-		err = -ENOSPC;
-	} else {
-		p->vms[p->nr_vms] = d;
-		/* The handler reads nr_vms first: the descriptor must be in place. */
-		smp_store_release(&p->nr_vms, p->nr_vms + 1);
-	}
-	return err;
+	/* The handler reads nr_vms first: the descriptor must be in place. */
+	smp_store_release(&p->nr_vms, p->nr_vms + 1);
+	return 0;
 }
 
 /* Sampling has stopped and a grace period has passed (session.c). */

@@ -121,7 +121,6 @@ static enum vmstack_step vmstack_step_native(struct vmstack_walk *w,
 unsigned int vmstack_walk_user(struct vmstack_walk *w)
 {
 	struct vmstack_user_regs r = { w->ip, w->sp, w->regs[VMSTACK_VM_REG_RBP] };
-	struct vmstack_vm_cursor vm = { 0, 0 };
 	const struct vmstack_uw_row *row;
 	enum vmstack_splice splice;
 	enum vmstack_step step;
@@ -152,7 +151,7 @@ unsigned int vmstack_walk_user(struct vmstack_walk *w)
 		if (w->nr_vms) {
 			struct vmstack_user_regs caller = r;
 
-			splice = vmstack_vm_splice(w, &r, leaf, !row, &vm, &caller);
+			splice = vmstack_vm_splice(w, &r, leaf, !row, &caller);
 			if (splice == VMSTACK_SPLICE_CALLER)
 				r = caller;
 		}

@@ -103,9 +103,6 @@ const struct vmstack_uw_row *vmstack_uw_lookup_cached(const struct vmstack_uw_se
 /* NULL if @t's rows are usable, else why not. */
 const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t);
 
-/* NULL if @d may be used, else why not (vm_check.c). */
-const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d);
-
 /*
  * No frame is further than this above the stack pointer. Generous: it only
  * rejects a frame pointer or CFA that is plainly not one.
@@ -125,11 +122,15 @@ struct vmstack_user_regs {
 	unsigned long ip, sp, bp;
 };
 
+/* Registers r8..r11 of a VM program, carried from one run to the next. */
+#define VMSTACK_VM4_CARRY_FIRST	8
+#define VMSTACK_VM4_CARRIED	4
+
 /* One user walk: what it may use, and what it stores. */
 struct vmstack_walk {
 	const struct vmstack_uw_set *rules;	/* NULL: frame pointers only */
 	struct vmstack_uw_cache *uw_cache;	/* this CPU's, or NULL */
-	const struct vmstack_vm_desc *vms;	/* complete descriptors */
+	const struct vmstack_vm_desc4 *vms;	/* complete descriptors */
 	u32 nr_vms;
 	/* The sampled user registers, by enum vmstack_vm_reg ([0] is 0). */
 	unsigned long regs[__VMSTACK_VM_REG_MAX];
@@ -146,12 +147,16 @@ struct vmstack_walk {
 	unsigned long *jit_seen;
 	u8 jit_dead, jit_done;
 	/*
-	 * The sampled thread's id as it sees it (gettid()), and per VM its
-	 * STATE_THREAD state once looked up (bit i of vm_thread_tried).
+	 * The sampled thread's id as it sees it (gettid()) and its TLS base
+	 * (x86-64: the fs base): a program's r5 and r6. Per VM, the
+	 * registers r8..r11 its last run in this sample left (what one
+	 * activation tells the next), and the program steps the sample has
+	 * run over all VMs (VMSTACK_VM4_SAMPLE_STEPS); zero at the start.
 	 */
 	u32 tid;
-	u8 vm_thread_tried;
-	unsigned long vm_thread[VMSTACK_VM_MAX];
+	unsigned long tls;
+	u64 vm_carry[VMSTACK_VM_MAX][VMSTACK_VM4_CARRIED];
+	u32 vm_steps;
 	u64 *ips;
 	unsigned int n, max;
 	u16 flags;				/* VMSTACK_SF_* */
@@ -193,12 +198,6 @@ static inline bool vmstack_walk_read(struct vmstack_walk *w, void *dst,
 /* Walk from the sampled registers; returns the number of words stored. */
 unsigned int vmstack_walk_user(struct vmstack_walk *w);
 
-/* What one VM activation's walk tells the next, within one sample. */
-struct vmstack_vm_cursor {
-	unsigned long state;
-	unsigned long next_top;
-};
-
 /* What stands for one native frame in the stack, and how the walk goes on. */
 enum vmstack_splice {
 	/* Not a VM's frame: the native frame is shown, then a native step. */
@@ -224,7 +223,6 @@ enum vmstack_splice {
 enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 				      const struct vmstack_user_regs *r,
 				      bool at_leaf, bool no_rules,
-				      struct vmstack_vm_cursor *cur,
 				      struct vmstack_user_regs *caller);
 
 #endif /* _VMSTACK_WALK_H */

@@ -20,7 +20,6 @@
 struct vmstack_nl {
 	struct nl_sock *sk;
 	int family;
-	uint32_t module_minor;	/* the module's ABI minor (connect) */
 };
 
 /* State of one request: what the callbacks found. */
@@ -245,22 +244,14 @@ int vmstack_nl_status(struct vmstack_nl *nl, struct vmstack_status *st,
 int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len)
 {
 	struct vmstack_status st;
-	char why[160];
 	int err;
 
 	err = vmstack_nl_open(nlp, err_msg, len);
 	if (err)
 		return err;
 	err = vmstack_nl_status(*nlp, &st, err_msg, len);
-	(*nlp)->module_minor = st.abi_minor;
-	if (!err && st.abi_major != VMSTACK_ABI_MAJOR) {
-		snprintf(why, sizeof(why),
-			 "vmstack.ko %s speaks ABI %u.%u but this tool speaks ABI %u.%u: load the module built with this tool",
-			 st.module_version, st.abi_major, st.abi_minor,
-			 VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR);
-		set_msg(err_msg, len, "%s", why);
-		err = -EPROTO;
-	}
+	if (!err)
+		err = vmstack_abi_check(st.abi_major, st.abi_minor, st.module_version, err_msg, len);
 	if (err) {
 		vmstack_nl_close(*nlp);
 		*nlp = NULL;
@@ -295,14 +286,7 @@ int vmstack_nl_session_start(struct vmstack_nl *nl,
 	if (!msg)
 		return -ENOMEM;
 	out->fd = -1;
-	if ((r->all || r->cgroup || r->children) && nl->module_minor < 5) {
-		nlmsg_free(msg);
-		snprintf(err_msg, len,
-			 "the loaded vmstack.ko is older than ABI 3.5: no sessions over every process, a cgroup or a command's children");
-		return -EOPNOTSUPP;
-	}
-	/* A 3.2 module does not know the flag: one event per CPU, as before. */
-	out->task_events = r->task_events && nl->module_minor >= 3;
+	out->task_events = r->task_events;
 	if ((r->all ? nla_put_flag(msg, VMSTACK_A_ALL) :
 	     r->cgroup ? nla_put_u32(msg, VMSTACK_A_CGROUP_FD, (uint32_t)r->cgroup_fd) :
 	     nla_put_u32(msg, VMSTACK_A_PID, r->pid)) ||
@@ -467,11 +451,6 @@ static int target_cmd(struct vmstack_nl *nl, int cmd, int fd, uint32_t pid,
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
 	struct nl_msg *msg;
 
-	if (nl->module_minor < 4) {
-		set_msg(err_msg, len, "%s",
-			"the loaded vmstack.ko is older than ABI 3.4: a session samples one process");
-		return -EOPNOTSUPP;
-	}
 	msg = vmstack_msg(nl, cmd);
 	if (!msg)
 		return -ENOMEM;
@@ -503,10 +482,6 @@ int vmstack_nl_unwind_place(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_
 				   .parse = parse_uw_bytes, .arg = bytes };
 	struct nl_msg *msg;
 
-	if (nl->module_minor < 5) {
-		set_msg(err_msg, len, "%s", "the loaded vmstack.ko is older than ABI 3.5: no shared unwind rows");
-		return -EOPNOTSUPP;
-	}
 	msg = vmstack_msg(nl, VMSTACK_CMD_UNWIND_ADD);
 	if (!msg)
 		return -ENOMEM;
@@ -541,7 +516,7 @@ int vmstack_nl_unwind_chunk(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_
 	    nla_put_u64(msg, VMSTACK_A_UW_END, end) ||
 	    nla_put_u32(msg, VMSTACK_A_UW_TOTAL, (uint32_t)total) ||
 	    nla_put_u32(msg, VMSTACK_A_UW_FIRST, (uint32_t)first) ||
-	    (key && nl->module_minor >= 5 && nla_put_u64(msg, VMSTACK_A_UW_KEY, key)) ||
+	    (key && nla_put_u64(msg, VMSTACK_A_UW_KEY, key)) ||
 	    nla_put(msg, VMSTACK_A_UW_ROWS, (int)(n * sizeof(*rows)), rows)) {
 		nlmsg_free(msg);
 		set_msg(err_msg, len, "%s", "unwind rows do not fit a message");
@@ -572,33 +547,14 @@ int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, uint32_t pid, const void *d
 {
 	struct vmstack_req req = { .err_msg = err_msg, .err_len = len };
 	struct nl_msg *msg = vmstack_msg(nl, VMSTACK_CMD_VM_ADD);
-	struct vmstack_vm_desc d;
-	const char *left_out = NULL;
-	int err;
 
 	if (!msg)
 		return -ENOMEM;
-	/* An older module: only what its minor knows. */
-	if (desc_len == sizeof(d)) {
-		memcpy(&d, desc, sizeof(d));
-		desc_len = vmstack_abi_fit_desc(&d, nl->module_minor, &left_out);
-		desc = &d;
-		if (!desc_len) {
-			nlmsg_free(msg);
-			set_msg(err_msg, len, "%s", left_out);
-			return -EOPNOTSUPP;
-		}
-	}
 	if (nla_put_u32(msg, VMSTACK_A_SESSION_FD, (uint32_t)fd) ||
 	    (pid && nla_put_u32(msg, VMSTACK_A_PID, pid)) ||
 	    nla_put(msg, VMSTACK_A_VM_DESC, (int)desc_len, desc)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	err = vmstack_transact(nl, msg, &req);
-	if (!err && left_out) {
-		set_msg(err_msg, len, "%s", left_out);
-		return 1;
-	}
-	return err;
+	return vmstack_transact(nl, msg, &req);
 }

@@ -136,10 +136,8 @@ int vmstack_nl_unwind_add(struct vmstack_nl *nl, int fd, uint32_t pid, uint64_t 
 			  size_t n, uint64_t *bytes, char *err_msg, size_t len);
 
 /*
- * A VM of target @pid (0: the first), its descriptor of @desc_len bytes
- * (sizeof(struct vmstack_vm_desc) but in
- * tests). To a module of an older ABI minor only what it knows is sent:
- * then 1 is returned, and err_msg says what it will not do.
+ * A VM of target @pid (0: the first): its ABI 4 descriptor of @desc_len
+ * bytes (sizeof(struct vmstack_vm_desc4) but in tests).
  */
 int vmstack_nl_vm_add(struct vmstack_nl *nl, int fd, uint32_t pid, const void *desc,
 		      size_t desc_len, char *err_msg, size_t len);

@@ -26,9 +26,12 @@
  * "hotplug" samples PID while CPU goes offline for a second and comes
  * back: samples on CPU must resume and the gap be counted.
  * "hostile" registers a descriptor built to make the handler work as hard
- * as a target can make it (every native frame a VM frame whose chain of
- * hidden frames runs to max_frames) and prints the handler's time beside
- * a plain session's on the same target.
+ * as a target can make it (every native frame runs a program that spends
+ * the sample's steps and reads) and prints the handler's time beside a
+ * plain session's on the same target.
+ * "vmfuzz" adds random and mutated ABI 4 descriptors (programs) to
+ * sessions on PID and samples it: the module must take exactly those its
+ * check (linked here) takes, and cut the VM stacks of the bad ones.
  * "targets" samples PID while OTHER (busy) joins the session, gets rules
  * and a VM, and leaves it again, round after round: the handler meets a
  * process being added and freed. Every step must be answered as the ABI
@@ -62,6 +65,7 @@
 #include <netlink/netlink.h>
 
 #include "ring_reader.h"
+#include "vm_prog_check.h"
 #include "vmstack_nl.h"
 
 static double now(void)
@@ -300,6 +304,9 @@ static int fuzz(double secs, unsigned seed, int target)
 
 /* ---- VM descriptor fuzzing: accepted or refused, never harmful ---- */
 
+/* The end of user space with 4-level paging, as the guest kernel has it. */
+#define USER_END	0x7ffffffff000ULL
+
 static int64_t rnd_off(void)
 {
 	static const int64_t picks[] = { 0, 8, -8, 0x10, 0x20, 0x38, 0x40, 0x48,
@@ -308,14 +315,19 @@ static int64_t rnd_off(void)
 	return rand() % 3 ? picks[rand() % 15] : (int64_t)(rand() % 512) - 256;
 }
 
-/* A LuaJIT trace's fields (vm_luajit.c) or not, each on its own. */
+/* A LuaJIT trace's fields (user/vm/luajit.c) or not, each on its own. */
 static int32_t jit_off(int32_t real)
 {
 	return rand() % 2 ? real : (int32_t)rnd_off();
 }
 
-static void random_jit(struct vmstack_vm_desc *d)
+static void random_jit(struct vmstack_vm_desc4 *d)
 {
+	d->flags |= VMSTACK_VM4_F_JIT;
+	if (rand() % 2)
+		d->flags |= VMSTACK_VM4_F_JIT_NEAR;
+	if (rand() % 4 == 0)
+		d->flags |= VMSTACK_VM4_F_JIT_REF32;
 	d->jit_reg = (uint8_t)(rand() % 2 ? VMSTACK_VM_REG_R14 : rand() % (__VMSTACK_VM_REG_MAX + 2));
 	d->jit_anchor_adj = jit_off(-0xf80);
 	d->jit_id_off = jit_off(0xb8);
@@ -323,183 +335,242 @@ static void random_jit(struct vmstack_vm_desc *d)
 	d->jit_count_off = jit_off(0x464);
 	d->jit_code_off = jit_off(0x58);
 	d->jit_size_off = jit_off(0x54);
-	d->jit_state_off = jit_off(0x170);
-	d->jit_top_off = jit_off(0x178);
-	d->state_ar_off = jit_off(0x50);
-	d->ar_mask = rand() % 4 ? 3 : (uint64_t)rand();
+	d->jit_mask = rand() % 2 ? (1ULL << 47) - 1 : ~0ULL;
 	/* Near objects: links, roots and chains right, garbage, or looping. */
 	d->jit_link_off = jit_off(0x6a);
 	d->jit_root_off = jit_off(0x6c);
 	d->jit_side_off = jit_off(0x70);
 	d->jit_near_max = rand() % 4 ? 16 : (uint32_t)rand() % 40;
-	/* An anchor through a pointer variable (3.1): in the stack, or wild. */
+	/* An anchor through a pointer variable: in the stack, or wild. */
 	d->jit_anchor_ptr = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
 				       (uint64_t)rand() << (rand() % 40);
-	/* Compiled code is looked up only outside the VM's own code. */
-	if (rand() % 2) {
-		d->code_start = 0x1000;
-		d->code_end = 0x2000;
+}
+
+/* An immediate that means something to @op most of the time. */
+static int32_t random_imm(uint8_t op, unsigned int nr_consts)
+{
+	static const int32_t exits[] = { VMSTACK_VM4_X_SHOWN, VMSTACK_VM4_X_EMPTY,
+		VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK,
+		VMSTACK_VM4_X_CUT + VMSTACK_VMB_FRAME, VMSTACK_VM4_X_CUT };
+
+	if (rand() % 8 == 0)
+		return (int32_t)rand() - RAND_MAX / 2;
+	switch (op) {
+	case VMSTACK_VM4_LDC:
+		return nr_consts ? rand() % (int)nr_consts : 0;
+	case VMSTACK_VM4_LDREG:
+		return rand() % __VMSTACK_VM_REG_MAX;
+	case VMSTACK_VM4_EXIT:
+		return exits[rand() % 6];
+	case VMSTACK_VM4_EMIT_UNVERIFIED:
+		return 1 + rand() % VMSTACK_VMU_EDGE;
+	default:
+		return (int32_t)rnd_off();
 	}
+}
+
+/* Instruction @i of @len: mostly a known opcode and a jump that lands inside. */
+static struct vmstack_vm_insn random_insn(unsigned int i, unsigned int len,
+					  unsigned int nr_consts)
+{
+	struct vmstack_vm_insn in;
+
+	in.op = (uint8_t)(rand() % 16 ? rand() % __VMSTACK_VM4_OP_MAX : rand() % 256);
+	/* Registers 1, 2 (sp, bp), 6 (TLS) and 8 (carried) are the useful ones. */
+	in.regs = (uint8_t)(rand() % 4 ? VMSTACK_VM4_REGS_OF(rand() % 12, rand() % 12) : rand());
+	in.off = (int16_t)(rand() % 8 ? (int)(rand() % len) - (int)(i + 1) : rand());
+	in.imm = random_imm(in.op, nr_consts);
+	return in;
 }
 
 /*
- * Three in four descriptors get their modes and flags made to fit
- * together, so the module takes them and the walker meets their random
- * offsets; the fourth is random throughout and mostly refused.
+ * Programs of the kind runtimes send, to mutate: a frame-pointer chain
+ * shown as script frames (every frame a loop of reads), a thread state
+ * found by thread id on a list, and a walk from a register that falls
+ * back to another start with MARK/UNDO.
  */
-static void make_consistent(struct vmstack_vm_desc *d)
+#define I(op, dst, src, off, imm) \
+	((struct vmstack_vm_insn){ VMSTACK_VM4_##op, VMSTACK_VM4_REGS_OF(dst, src), off, imm })
+static const struct vmstack_vm_insn real_progs[3][12] = {
+	{
+		I(JEQ_K, 0, 0, 1, VMSTACK_VM4_AT_NATIVE), I(EXIT, 0, 0, 0, VMSTACK_VM4_X_EMPTY),
+		I(MOV, 7, 2, 0, 0), I(LD64, 3, 7, 0, 8), I(EMIT_SCRIPT, 3, 7, 0, 0),
+		I(LD64, 7, 7, 0, 0), I(JNE_K, 7, 0, -4, 0),
+		I(EXIT, 0, 0, 0, VMSTACK_VM4_X_SHOWN),
+	},
+	{
+		I(JNE_K, 9, 0, 5, 0), I(LDC, 9, 0, 0, 0), I(LD64, 9, 9, 0, 0x10),
+		I(LD32, 3, 9, 0, 0xa0), I(JEQ, 3, 5, 1, 0), I(LD64, 9, 9, 0, 8),
+		I(JNE_K, 9, 0, -4, 0), I(LD64, 7, 9, 0, 0x38), I(EMIT_BUILTIN, 7, 0, 0, 0),
+		I(LD64, 8, 6, 0, -8), I(EXIT, 0, 0, 0, VMSTACK_VM4_X_SHOWN),
+	},
+	{
+		I(LDREG, 7, 0, 0, VMSTACK_VM_REG_RDX), I(MARK, 0, 0, 0, 0), I(LD64, 3, 7, 0, -8),
+		I(JSET_K, 3, 0, 3, 7), I(EMIT_SCRIPT, 3, 7, 0, 0), I(SUB_K, 7, 0, 0, 16),
+		I(JA, 0, 0, -5, 0), I(UNDO, 0, 0, 0, 0), I(LD64, 7, 1, 0, 0x20),
+		I(EMIT_UNVERIFIED, 0, 0, 0, VMSTACK_VMU_EDGE),
+		I(EXIT, 0, 0, 0, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK),
+	},
+};
+static const unsigned int real_lens[3] = { 8, 11, 11 };
+
+static void random_prog(struct vmstack_vm_desc4 *d)
 {
-	d->flags &= VMSTACK_VM_F_ALL;
-	d->link %= __VMSTACK_VM_LINK_MAX;
-	d->state_from %= __VMSTACK_VM_STATE_MAX;
-	d->top_reg %= __VMSTACK_VM_REG_MAX;
-	d->pc_reg %= __VMSTACK_VM_REG_MAX;
-	d->max_frames = (uint16_t)(1 + d->max_frames % VMSTACK_VM_MAX_FRAMES);
-	d->code_start = 0x1000;
-	if (d->code_end <= d->code_start || d->code_end > 0x7ffffffff000ULL)
-		d->code_end = 0x7ffffffff000ULL;
-	if (d->flags & (VMSTACK_VM_F_JIT | VMSTACK_VM_F_AR_EMPTY))
-		d->flags &= ~VMSTACK_VM_F_NATIVE_STEP;
-	if (d->flags & VMSTACK_VM_F_AR_EMPTY)
-		d->state_from = VMSTACK_VM_STATE_AR;
-	/* A chain needs a state; in C (3.2) a thread's or a global one. */
-	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) &&
-	    (d->state_from == VMSTACK_VM_STATE_NONE ||
-	     (d->state_from == VMSTACK_VM_STATE_AR && (d->flags & VMSTACK_VM_F_NATIVE_STEP))))
-		d->state_from = d->flags & VMSTACK_VM_F_NATIVE_STEP ? VMSTACK_VM_STATE_THREAD :
-								   VMSTACK_VM_STATE_AR;
-	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA && d->state_from == VMSTACK_VM_STATE_NONE)
-		d->state_from = VMSTACK_VM_STATE_AR;
-	if (d->state_from == VMSTACK_VM_STATE_NONE)
-		d->top_reg = VMSTACK_VM_REG_RBP;
-	if ((d->state_from == VMSTACK_VM_STATE_GLOBAL || d->state_from == VMSTACK_VM_STATE_THREAD) &&
-	    (!d->state_addr || d->state_addr > 0x7ffffffff000ULL - 8))
-		d->state_addr = 0x7ffffffde000ULL;
-	if (d->state_from == VMSTACK_VM_STATE_THREAD)
-		d->state_addr &= ~7ULL;
-	d->thr_max = 1 + d->thr_max % VMSTACK_VM_THREADS_MAX;
-	if (d->link == VMSTACK_VM_LINK_TAGGED_DELTA) {
-		d->slot = (uint8_t)(1 + d->slot % 64);
-		d->insn_bits %= 17;
-		d->insn_shift %= 32;
-		d->type_mask %= 32;
-		d->stack_max = 1 + d->stack_max % (1U << 30);
-	} else {
-		d->flags &= ~VMSTACK_VM_F_CONT_BOTTOM;
+	unsigned int i, n, k = (unsigned int)rand() % 3;
+
+	if (rand() % 2) {
+		/* A real one, one to three instructions changed. */
+		d->prog_len = (uint16_t)real_lens[k];
+		memcpy(d->prog, real_progs[k], sizeof(real_progs[k]));
+		for (n = 1 + rand() % 3; n; n--) {
+			i = (unsigned int)rand() % d->prog_len;
+			switch (rand() % 4) {
+			case 0:
+				d->prog[i].op = (uint8_t)(d->prog[i].op + rand() % 3 - 1);
+				break;
+			case 1:
+				d->prog[i].regs = (uint8_t)rand();
+				break;
+			case 2:
+				d->prog[i].off = (int16_t)(d->prog[i].off + rand() % 3 - 1);
+				break;
+			default:
+				d->prog[i].imm = random_imm(d->prog[i].op, d->nr_consts);
+			}
+		}
+		return;
 	}
-	if (d->cont_type > d->type_mask)
-		d->cont_type = (uint8_t)d->type_mask;
-	if (d->flags & VMSTACK_VM_F_JIT_NEAR)
-		d->flags |= VMSTACK_VM_F_JIT;
-	if ((d->flags & VMSTACK_VM_F_JIT) && d->jit_reg == VMSTACK_VM_REG_NONE &&
-	    !d->jit_anchor_ptr)
-		random_jit(d);
-	d->jit_reg %= __VMSTACK_VM_REG_MAX;
-	/* No register: the anchor is a pointer variable, aligned, in user space. */
-	if (d->jit_reg == VMSTACK_VM_REG_NONE)
-		d->jit_anchor_ptr = 0x1000 + (d->jit_anchor_ptr & 0x7ffffffeff8ULL);
-	d->ar_mask %= 4096;
-	d->ar_chain_max = 1 + d->ar_chain_max % VMSTACK_VM_AR_CHAIN_MAX;
-	d->jit_near_max = 1 + d->jit_near_max % VMSTACK_VM_JIT_NEAR_MAX;
+	d->prog_len = (uint16_t)(rand() % 8 ? 1 + rand() % 32 : 1 + rand() % VMSTACK_VM4_PROG_MAX);
+	for (i = 0; i < d->prog_len; i++)
+		d->prog[i] = random_insn(i, d->prog_len, d->nr_consts);
+	/* Most end in an EXIT or a loop back. */
+	if (rand() % 4)
+		d->prog[d->prog_len - 1] = rand() % 2 ? I(EXIT, 0, 0, 0, VMSTACK_VM4_X_SHOWN) :
+			I(JA, 0, 0, -(int16_t)d->prog_len, 0);
 }
 
-static void random_desc(struct vmstack_vm_desc *d)
+/*
+ * Three in four descriptors are repaired, instruction by instruction,
+ * until the check (the module's, linked here) takes them, so the module
+ * runs their random reads and loops; the fourth is sent as it is.
+ */
+static void repair(struct vmstack_vm_desc4 *d)
 {
+	unsigned int tries;
+	int at;
+
+	for (tries = 0; tries < 200 && vmstack_vm_desc4_check_insn(d, &at); tries++) {
+		if (at >= d->prog_len) {
+			memset(&d->prog[at], 0, sizeof(d->prog[at]));
+		} else if (at >= 0) {
+			d->prog[at] = random_insn((unsigned int)at, d->prog_len, d->nr_consts);
+			if (at == d->prog_len - 1 && rand() % 2)
+				d->prog[at] = I(EXIT, 0, 0, 0, VMSTACK_VM4_X_EMPTY);
+		} else {
+			d->flags &= VMSTACK_VM4_F_ALL;
+			d->jit_reg %= __VMSTACK_VM_REG_MAX;
+			d->max_frames = (uint16_t)(1 + d->max_frames % VMSTACK_VM_MAX_FRAMES);
+			memset(d->pad0, 0, sizeof(d->pad0));
+			if (d->flags & VMSTACK_VM4_F_JIT)
+				d->flags &= ~VMSTACK_VM4_F_NATIVE_STEP;
+			else
+				d->flags &= ~(VMSTACK_VM4_F_JIT_NEAR | VMSTACK_VM4_F_JIT_REF32);
+			if (d->jit_reg == VMSTACK_VM_REG_NONE)
+				d->jit_anchor_ptr = 0x1000 + (d->jit_anchor_ptr & 0x7ffffffeff8ULL);
+			d->jit_near_max = 1 + d->jit_near_max % VMSTACK_VM_JIT_NEAR_MAX;
+			d->nr_consts %= VMSTACK_VM4_CONSTS + 1;
+			memset(&d->consts[d->nr_consts], 0,
+			       (VMSTACK_VM4_CONSTS - d->nr_consts) * sizeof(d->consts[0]));
+			d->ranges[0].start = 0x1000;
+			d->ranges[0].end = USER_END;
+			memset(&d->ranges[1], 0, 3 * sizeof(d->ranges[1]));
+		}
+	}
+}
+#undef I
+
+static void random_desc(struct vmstack_vm_desc4 *d)
+{
+	unsigned int i;
+
 	memset(d, 0, sizeof(*d));
-	/* All of user space is "VM code": every frame gets walked. */
-	d->code_start = rand() % 10 ? 0x1000 : (uint64_t)rand() << 12;
-	d->code_end = rand() % 10 ? 0x7ffffffff000ULL : (uint64_t)rand() << 16;
-	d->ar_off = (int32_t)rnd_off();
-	d->ar_leaf_off = (int32_t)rnd_off();
-	d->state_off = (int32_t)rnd_off();
-	d->check_off = (int32_t)rnd_off();
-	d->check_val = (uint8_t)(rand() % 3 ? 6 : rand());
-	d->top_reg = (uint8_t)(rand() % (__VMSTACK_VM_REG_MAX + 2));
-	d->pc_reg = (uint8_t)(rand() % (__VMSTACK_VM_REG_MAX + 2));
-	d->link = (uint8_t)(rand() % 3 ? rand() % __VMSTACK_VM_LINK_MAX : rand() % 4);
-	d->state_from = (uint8_t)(rand() % 8 ? rand() % __VMSTACK_VM_STATE_MAX : rand() % 6);
-	/* A state pointer in the target's stack or nowhere near anything. */
-	d->state_addr = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
-				     (uint64_t)rand() << (rand() % 32);
-	d->flags = rand() % 10 ? (uint32_t)rand() & VMSTACK_VM_F_ALL : (uint32_t)rand();
-	d->flags_off = (int32_t)rnd_off();
-	d->bottom_flags = (uint16_t)rand();
-	d->native_flags = (uint16_t)rand();
-	d->frame_pc_off = (int32_t)rnd_off();
-	d->ident_check_off = (int32_t)rnd_off();
-	d->ident_check_val = (uint8_t)rand();
-	d->ar_empty_off = (int32_t)(rand() % 2 ? 8 : rnd_off());
-	/* Chains that loop, end early or run past the cap. */
-	d->ar_prev_off = (int32_t)(rand() % 2 ? 0x20 : rnd_off());
-	d->ar_chain_max = rand() % 4 ? VMSTACK_VM_AR_CHAIN_MAX : (uint32_t)rand() % 80;
-	d->top_off = (int32_t)rnd_off();
-	d->top_adj = (int32_t)rnd_off();
-	d->stack_off = (int32_t)rnd_off();
-	d->stack_max = rand() % 4 ? 1U << (rand() % 31) : (uint32_t)rand();
-	d->link_off = (int32_t)rnd_off();
-	d->type_mask = rand() % 4 ? 7 : (uint32_t)rand() % 512;
-	d->pc_mask = (uint32_t)rand() % 8;
-	d->pc_val = (uint32_t)rand() % 8;
-	d->insn_off = (int32_t)rnd_off();
-	d->insn_shift = (uint8_t)(rand() % 40);
-	d->insn_bits = (uint8_t)(rand() % 20);
-	d->extra = (uint8_t)rand();
-	d->slot = (uint8_t)(rand() % 4 ? 8 : rand() % 100);
-	d->bottom_types = (uint32_t)rand();
-	d->hide_types = (uint32_t)rand();
-	/* A thread list (3.2) that loops, ends, or matches the wrong field. */
-	d->thr_head_off = (int32_t)(rand() % 2 ? 0x10 : rnd_off());
-	d->thr_next_off = (int32_t)(rand() % 2 ? 0x8 : rnd_off());
-	d->thr_tid_off = (int32_t)(rand() % 2 ? 0xa0 : rnd_off());
-	d->thr_max = rand() % 4 ? VMSTACK_VM_THREADS_MAX : (uint32_t)rand() % 300;
-	/* A kind word that matches a pointer the stack holds, or nothing. */
-	d->kind_word = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
-				    (uint64_t)rand();
-	d->func_off = (int32_t)rnd_off();
-	d->func_mask = rand() % 2 ? (1ULL << 47) - 1 : ~0ULL;
-	d->kind_off = (int32_t)rnd_off();
-	d->kind_script = (uint8_t)(rand() % 3);
-	d->kind_native = (uint8_t)(rand() % 3);
+	d->size = sizeof(*d);
+	/* All of user space is "VM code": every frame runs the program. */
+	d->ranges[0].start = rand() % 10 ? 0x1000 : (uint64_t)rand() << 12;
+	d->ranges[0].end = rand() % 10 ? USER_END : (uint64_t)rand() << 16;
+	for (i = 1; i < VMSTACK_VM4_RANGES && rand() % 8 == 0; i++) {
+		d->ranges[i].start = (uint64_t)rand() << 12;
+		d->ranges[i].end = d->ranges[i].start + (uint64_t)(rand() % 3) * 0x1000;
+	}
+	d->flags = rand() % 10 ? (uint32_t)rand() & VMSTACK_VM4_F_NATIVE_STEP : (uint32_t)rand();
 	d->max_frames = (uint16_t)(rand() % 4 ? 1 + rand() % VMSTACK_VM_MAX_FRAMES : rand());
-	d->ident_off = (int32_t)rnd_off();
-	d->ident_adj = (int32_t)rnd_off();
+	d->nr_consts = rand() % 8 ? (uint32_t)rand() % (VMSTACK_VM4_CONSTS + 1) : (uint32_t)rand();
+	for (i = 0; i < VMSTACK_VM4_CONSTS; i++)
+		if (i < d->nr_consts || rand() % 50 == 0)
+			d->consts[i] = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
+						    (uint64_t)rand();
 	d->caller_bp_off = (int32_t)rnd_off();
 	d->caller_ra_off = (int32_t)rnd_off();
 	d->caller_sp_off = (int32_t)rnd_off();
-	d->cont_type = (uint8_t)(rand() % 3 ? 2 : rand());
-	d->cont_off = (int32_t)rnd_off();
-	d->cont_val = rand() % 2;
-	if (d->flags & VMSTACK_VM_F_JIT)
+	if (rand() % 4 == 0)
 		random_jit(d);
+	if (rand() % 20 == 0)
+		d->pad0[rand() % 3] = 1;
+	random_prog(d);
+	/* Junk past the program, sometimes. */
+	if (rand() % 20 == 0 && d->prog_len < VMSTACK_VM4_PROG_MAX)
+		d->prog[d->prog_len].imm = 1;
 	if (rand() % 4)
-		make_consistent(d);
+		repair(d);
 }
 
 /* A descriptor with room behind it, as a newer tool would send. */
 struct long_desc {
-	struct vmstack_vm_desc desc;
+	struct vmstack_vm_desc4 desc;
 	unsigned char tail[64];
 };
 
 /*
- * Mostly the struct as it is; sometimes cut short (an older tool: refused
- * below the 2.0 size), or longer with a tail of zeros (a newer tool not
- * using its additions: taken) or not (refused).
+ * Mostly the struct as it is; sometimes cut short (refused below the
+ * 4.0 size), longer with a tail of zeros (a newer tool not using its
+ * additions: taken) or not (refused), or with a size field that is not
+ * its length (refused).
  */
 static size_t random_len(struct long_desc *d)
 {
 	int pick = rand() % 20;
+	size_t len = sizeof(d->desc);
 
 	memset(d->tail, 0, sizeof(d->tail));
 	if (pick == 0)
-		return (size_t)rand() % sizeof(d->desc);
+		len = (size_t)rand() % sizeof(d->desc);
 	if (pick == 1)
-		return sizeof(d->desc) + 8 * (1 + rand() % 8);
+		len = sizeof(d->desc) + 8 * (1 + rand() % 8);
 	if (pick == 2) {
 		d->tail[rand() % sizeof(d->tail)] = (unsigned char)(1 + rand() % 255);
-		return sizeof(*d);
+		len = sizeof(*d);
 	}
-	return sizeof(d->desc);
+	d->desc.size = (uint32_t)len;
+	if (pick == 3)
+		d->desc.size = (uint32_t)rand();
+	return len;
+}
+
+/* Must the module take @d, sent in @len bytes? As its check says. */
+static int should_take(const struct long_desc *d, size_t len)
+{
+	unsigned int i;
+
+	if (len < sizeof(d->desc) || d->desc.size != len)
+		return 0;
+	for (i = 0; i < len - sizeof(d->desc); i++)
+		if (d->tail[i])
+			return 0;
+	/* The check here allows 5-level paging; the guest has 4 levels. */
+	for (i = 0; i < VMSTACK_VM4_RANGES; i++)
+		if (d->desc.ranges[i].end > USER_END)
+			return 0;
+	return vmstack_vm_desc4_check(&d->desc) == NULL;
 }
 
 static int vmfuzz(int pid, double secs, unsigned seed)
@@ -507,7 +578,7 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 	struct vmstack_start_req req = { .pid = pid, .freq = 2000,
 		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
 		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = 64, .paused = 1 };
-	unsigned long sessions = 0, accepted = 0, refused = 0, samples = 0;
+	unsigned long sessions = 0, accepted = 0, refused = 0, samples = 0, disagree = 0;
 	struct vmstack_cpu_counts c;
 	uint64_t vm_errors = 0;
 	struct long_desc d;
@@ -517,8 +588,9 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 	unsigned i, k;
 	char msg[256];
 	double t0, t1;
-	size_t size;
+	size_t size, len;
 	void *area;
+	int err;
 
 	srand(seed);
 	if (vmstack_nl_connect(&nl, msg, sizeof(msg)))
@@ -529,13 +601,20 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 			fprintf(stderr, "vmfuzz: %s\n", msg);
 			return 2;
 		}
+		/* Up to VMSTACK_VM_MAX taken: more are refused as too many. */
 		for (k = 0; k < 6; k++) {
 			random_desc(&d.desc);
-			if (vmstack_nl_vm_add(nl, s.fd, 0, &d, random_len(&d),
-					      msg, sizeof(msg)))
+			len = random_len(&d);
+			err = vmstack_nl_vm_add(nl, s.fd, 0, &d, len, msg, sizeof(msg));
+			if (err)
 				refused++;
 			else
 				accepted++;
+			/* The module's verdict is the check's, which this tool links. */
+			if (err != -ENOSPC && (err == 0) != should_take(&d, len) && disagree++ < 5)
+				fprintf(stderr, "vmfuzz: the module %s a descriptor its check %s (%s)\n",
+					err ? "refused" : "took", err ? "takes" : "refuses",
+					err ? msg : "taken");
 		}
 		size = (size_t)s.nr_cpus * (s.ring_pages + 1) * 4096;
 		area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, 0);
@@ -554,10 +633,10 @@ static int vmfuzz(int pid, double secs, unsigned seed)
 		munmap(area, size);
 		close(s.fd);
 	}
-	printf("vmfuzz: %lu sessions, %lu descriptors accepted, %lu refused, %lu samples, %llu VM stacks cut\n",
-	       sessions, accepted, refused, samples, (unsigned long long)vm_errors);
+	printf("vmfuzz: %lu sessions, %lu descriptors accepted, %lu refused, %lu verdicts unlike the check's, %lu samples, %llu VM stacks cut\n",
+	       sessions, accepted, refused, disagree, samples, (unsigned long long)vm_errors);
 	vmstack_nl_close(nl);
-	return !(accepted && refused && samples && vm_errors);
+	return !(accepted && refused && samples && vm_errors && !disagree);
 }
 
 /* ---- what issue-by-issue safety promises need ---- */
@@ -581,11 +660,23 @@ static int open_mapped(struct vmstack_nl *nl, struct vmstack_start_req *req,
 	return 0;
 }
 
+/* The least descriptor the module takes: one range, a program of no frames. */
+static void least_desc(struct vmstack_vm_desc4 *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->ranges[0].start = 0x1000;
+	d->ranges[0].end = 0x2000;
+	d->max_frames = 1;
+	d->prog_len = 1;
+	d->prog[0] = (struct vmstack_vm_insn){ .op = VMSTACK_VM4_EXIT,
+					       .imm = VMSTACK_VM4_X_EMPTY };
+}
+
 /* Every session command, naming descriptors of our own table: all refused. */
 static int intrude(double secs)
 {
-	struct vmstack_vm_desc d = { .code_start = 0x1000, .code_end = 0x2000,
-				     .top_reg = VMSTACK_VM_REG_RBP, .max_frames = 1 };
+	static struct vmstack_vm_desc4 d;
 	struct vmstack_uw_row row = { .cfa = VMSTACK_UW_CFA_RSP, .cfa_off = 16 };
 	unsigned long tries = 0, taken = 0;
 	struct vmstack_cpu_counts c[64];
@@ -596,6 +687,7 @@ static int intrude(double secs)
 	double t0;
 	int fd;
 
+	least_desc(&d);
 	if (vmstack_nl_connect(&nl, msg, sizeof(msg)))
 		return 2;
 	for (t0 = now(); now() - t0 < secs;) {
@@ -783,7 +875,7 @@ static uint64_t hist_at(const uint64_t *hist, double q)
 
 /* One session of @secs on @pid (with descriptor @d unless NULL). */
 static int measure(struct vmstack_nl *nl, int pid, unsigned int depth,
-		   const struct vmstack_vm_desc *d, double secs, uint64_t *hist,
+		   const struct vmstack_vm_desc4 *d, double secs, uint64_t *hist,
 		   struct vmstack_cpu_counts *c)
 {
 	struct vmstack_start_req req = { .pid = pid, .freq = 999,
@@ -819,26 +911,33 @@ static int measure(struct vmstack_nl *nl, int pid, unsigned int depth,
 
 /*
  * The most work a target can ask of the handler: all of user space is
- * "VM code", so every native frame starts a VM walk; the VM's frames are
- * the saved-rbp chain of the stack itself (a frame-pointer program), each
- * marked native (hidden: nothing is stored, the walk goes on) until
- * max_frames; then the native step, and again at the next frame.
+ * "VM code", so every native frame runs the program, and the program is
+ * a loop of one read and six other instructions that never exits: runs
+ * stop at VMSTACK_VM4_RUN_STEPS, and the sample's reads (4096) run out
+ * at 28,672 of its VMSTACK_VM4_SAMPLE_STEPS (32,768): both bounds spent.
  */
 static int hostile(int pid, double secs)
 {
-	struct vmstack_vm_desc d = {
-		.code_start = 0x1000, .code_end = 0x7ffffffff000ULL,
-		.state_from = VMSTACK_VM_STATE_NONE, .top_reg = VMSTACK_VM_REG_RBP,
-		.link = VMSTACK_VM_LINK_POINTER, .link_off = 0, .flags_off = 8,
-		.native_flags = 0xffff, .bottom_flags = 0,
-		.flags = VMSTACK_VM_F_NATIVE_STEP, .func_mask = ~0ULL,
-		.max_frames = VMSTACK_VM_MAX_FRAMES,
-	};
+	static struct vmstack_vm_desc4 d;
+	unsigned int i;
 	static uint64_t plain_hist[VMSTACK_HIST_BUCKETS], hostile_hist[VMSTACK_HIST_BUCKETS];
 	struct vmstack_cpu_counts plain, bad;
 	struct vmstack_nl *nl;
 	char msg[256];
 
+	least_desc(&d);
+	d.ranges[0].end = USER_END;
+	d.flags = VMSTACK_VM4_F_NATIVE_STEP;
+	d.max_frames = VMSTACK_VM_MAX_FRAMES;
+	d.prog_len = 7;
+	d.prog[0] = (struct vmstack_vm_insn){ VMSTACK_VM4_LD64, VMSTACK_VM4_REGS_OF(3, 1), 0, 0 };
+	for (i = 1; i < 6; i++)
+		d.prog[i] = (struct vmstack_vm_insn){ VMSTACK_VM4_ADD_K, 4, 0, 1 };
+	d.prog[6] = (struct vmstack_vm_insn){ VMSTACK_VM4_JA, 0, -7, 0 };
+	if (vmstack_vm_desc4_check(&d)) {
+		fprintf(stderr, "hostile: %s\n", vmstack_vm_desc4_check(&d));
+		return 2;
+	}
 	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
 	    measure(nl, pid, 128, NULL, secs, plain_hist, &plain) ||
 	    measure(nl, pid, VMSTACK_MAX_DEPTH, &d, secs, hostile_hist, &bad))
@@ -877,8 +976,7 @@ static int targets(int pid, int other, double secs)
 	struct vmstack_start_req req = { .pid = pid, .freq = 999,
 		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
 		.max_depth = 64, .ring_pages = 16 };
-	struct vmstack_vm_desc d = { .code_start = 0x1000, .code_end = 0x2000,
-				     .top_reg = VMSTACK_VM_REG_RBP, .max_frames = 1 };
+	static struct vmstack_vm_desc4 d;
 	struct vmstack_uw_row row = { .cfa = VMSTACK_UW_CFA_RSP, .cfa_off = 16 };
 	struct pid_count seen = { .pid = (uint32_t)other };
 	unsigned long rounds = 0, bad = 0;
@@ -892,6 +990,7 @@ static int targets(int pid, int other, double secs)
 	unsigned i;
 	double t0;
 
+	least_desc(&d);
 	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
 	    open_mapped(nl, &req, &s, &area, &size, v) ||
 	    vmstack_nl_session_resume(nl, s.fd, msg, sizeof(msg)))

@@ -447,36 +447,15 @@ UNIT_TEST(cli_table_is_the_help)
 	CHECK(cli_uint("-1", 0, 20, &v) == -1 && cli_uint("21", 1, 20, &v) == -1);
 }
 
-/* What each minor of the module takes: today's takes all of today's. */
-UNIT_TEST(abi_fit_for_older_module)
+/* A module of another ABI major is refused, and the message says which to load. */
+UNIT_TEST(abi_major_refused)
 {
-	struct vmstack_vm_desc d = { .flags = VMSTACK_VM_F_ALL };
-	const char *left_out;
+	char msg[256];
 
-	CHECK(vmstack_abi_fit_desc(&d, VMSTACK_ABI_MINOR, &left_out) == sizeof(d));
-	CHECK(!left_out && d.flags == VMSTACK_VM_F_ALL);
-	/* A newer module knows what we know. */
-	CHECK(vmstack_abi_fit_desc(&d, VMSTACK_ABI_MINOR + 1, &left_out) == sizeof(d));
-	CHECK(VMSTACK_VM_DESC_SIZE_3_6 == sizeof(d));
-	/* 3.0 takes the 3.0 part; 32-bit references it would misread. */
-	d.flags = VMSTACK_VM_F_JIT | VMSTACK_VM_F_JIT_NEAR;
-	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == VMSTACK_VM_DESC_SIZE_3_0 && !left_out);
-	d.flags |= VMSTACK_VM_F_REF32;
-	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == 0 && left_out && strstr(left_out, "3.1"));
-	d.flags = VMSTACK_VM_F_JIT;
-	d.jit_anchor_ptr = 0x1000;
-	CHECK(vmstack_abi_fit_desc(&d, 0, &left_out) == 0 && left_out);
-	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == VMSTACK_VM_DESC_SIZE_3_1 && !left_out);
-	/* A thread's own state (CPython) is not sent to a 3.1 module. */
-	d.state_from = VMSTACK_VM_STATE_THREAD;
-	CHECK(vmstack_abi_fit_desc(&d, 1, &left_out) == 0 && left_out && strstr(left_out, "3.2"));
-	CHECK(vmstack_abi_fit_desc(&d, 2, &left_out) == VMSTACK_VM_DESC_SIZE_3_2 && !left_out);
-	/* Frame checks a 3.5 module does without, and says so. */
-	d.flags = VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
-	CHECK(vmstack_abi_fit_desc(&d, 5, &left_out) == VMSTACK_VM_DESC_SIZE_3_2 &&
-	      left_out && strstr(left_out, "3.6") && !d.flags);
-	d.flags = VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
-	CHECK(vmstack_abi_fit_desc(&d, 6, &left_out) == sizeof(d) && !left_out &&
-	      d.flags == (VMSTACK_VM_F_FUNC_CHECK | VMSTACK_VM_F_PC_CHECK |
-			  VMSTACK_VM_F_BUILTIN_KIND));
+	CHECK(vmstack_abi_check(VMSTACK_ABI_MAJOR, 0, "x", msg, sizeof(msg)) == 0);
+	CHECK(vmstack_abi_check(VMSTACK_ABI_MAJOR, VMSTACK_ABI_MINOR + 1, "x", msg,
+				sizeof(msg)) == 0);
+	CHECK(vmstack_abi_check(3, 6, "0.2.0", msg, sizeof(msg)) < 0);
+	CHECK(strstr(msg, "the module speaks ABI 3") && strstr(msg, "needs ABI 4") &&
+	      strstr(msg, "0.2.0"));
 }

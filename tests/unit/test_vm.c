@@ -13,6 +13,7 @@
 #include "elf_facts.h"
 #include "process.h"
 #include "unit.h"
+#include "vm/desc3_prog.h"
 #include "util.h"
 #include "walk.h"
 #include "vm/luajit.h"
@@ -429,7 +430,7 @@ static void frames_checked(const char *path, int32_t gct_off, int32_t sizebc_off
 	      (d->flags & VMSTACK_VM_F_BUILTIN_KIND));
 	CHECK(d->func_check_off == gct_off && d->func_check_val == 8 &&
 	      d->kind_max == last_ffid && d->pc_size_off == sizebc_off && d->pc_unit == 4);
-	CHECK(vmstack_vm_desc_check(d) == NULL);
+	CHECK(vmstack_desc3_check(d) == NULL);
 	CHECK(rt_named("luajit")->namer(r.f.build, -1, &f, &b) == 0 &&
 	      !strcmp(b.function, name));
 }

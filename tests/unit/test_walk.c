@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fake_mem.h"
+#include "desc4_of.h"
 #include "unit.h"
 #include "walk.h"
 
@@ -251,7 +252,7 @@ UNIT_TEST(walk_vm_frames)
 	const unsigned long state = HEAP, f1 = HEAP + 0x100, f2 = HEAP + 0x140;
 	struct vmstack_walk w;
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	mem_setup();
 	toy_fn(HEAP + 0x800, 0xa1);
 	toy_fn(HEAP + 0x840, 0xa2);
@@ -261,7 +262,7 @@ UNIT_TEST(walk_vm_frames)
 	fake_put64(state + 8, f1);
 	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	/* rdx (top_reg) holds nothing useful: the state's top is taken. */
 	CHECK(vmstack_walk_user(&w) == 5);
@@ -287,9 +288,9 @@ UNIT_TEST(walk_vm_cycle)
 	fake_put64(state + 8, f1);
 	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
-	w.vms = &d;
-	w.nr_vms = 1;
 	d.max_frames = 5;
+	w.vms = desc4_of(&d, 1);
+	w.nr_vms = 1;
 	n = vmstack_walk_user(&w);
 	CHECK(n == 2 * 5 + 2);
 	CHECK(ips[8] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1));
@@ -324,7 +325,7 @@ UNIT_TEST(walk_vm_empty_activation_at_leaf)
 	toy_ar(ar2, state, 0, MAIN_RA);
 	w = walk_from(VM_LO + 0x10, ar1, 0);
 	w.regs[VMSTACK_VM_REG_RDX] = decoy;
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	CHECK(vmstack_walk_user(&w) == 3);
 	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1));
@@ -364,7 +365,7 @@ static unsigned long jit_found_at(struct vmstack_vm_desc *d, unsigned long pc,
 	struct vmstack_walk w = walk_from(pc, STACK + 0x100, 0);
 
 	w.regs[VMSTACK_VM_REG_R14] = r14;
-	w.vms = d;
+	w.vms = desc4_of(d, 1);
 	w.nr_vms = 1;
 	w.jit_seen = seen;
 	vmstack_walk_user(&w);
@@ -414,9 +415,9 @@ UNIT_TEST(walk_jit_near)
 	jit_object(6, 0, 1, 7);
 	jit_object(7, 0, 1, 0);
 	d.flags |= VMSTACK_VM_F_JIT_NEAR;
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	d.jit_near_max = 0;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d.jit_near_max = 4;
 	CHECK(jit_found(&d, 1, JIT_CODE(1) + 8) == HEAP + 0x1000);
 	/* Side trace 2 entered from 1's exit, before it stored its number. */
@@ -584,13 +585,13 @@ UNIT_TEST(walk_vm_ref32)
 	struct vmstack_walk w;
 	unsigned long base;
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	mem_setup();
 	base = ref32_stack();
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
 	w.regs[VMSTACK_VM_REG_RDX] = base;
 	w.regs[VMSTACK_VM_REG_RBX] = R32_BC + 0x40;
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	CHECK(vmstack_walk_user(&w) == 5);
 	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, HEAP + 0x1000) &&
@@ -603,7 +604,7 @@ UNIT_TEST(walk_vm_ref32)
 	d.flags &= ~VMSTACK_VM_F_REF32;
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
 	w.regs[VMSTACK_VM_REG_RDX] = base;
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	vmstack_walk_user(&w);
 	CHECK(w.flags & VMSTACK_SF_VM_BROKEN);
@@ -630,7 +631,7 @@ UNIT_TEST(walk_jit_anchor_ptr)
 	fake_put32(R32_G + 280, R32_L);		/* cur_L */
 	fake_put32(R32_G + 284, (u32)base);	/* jit_base */
 	w = walk_from(code + 0x10, STACK + 0x80, 0);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	CHECK(vmstack_walk_user(&w) == 6);
 	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_JIT, 0, R32_TRACE));
@@ -639,9 +640,9 @@ UNIT_TEST(walk_jit_anchor_ptr)
 	CHECK(ips[5] == MAIN_RA);
 	/* No anchor variable: the descriptor is refused. */
 	d.jit_anchor_ptr = 0;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d.jit_anchor_ptr = R32_ANCHOR + 4;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 }
 
 /*
@@ -670,14 +671,14 @@ UNIT_TEST(walk_steps_rise_by_a_word)
 	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
 	d.caller_sp_off = 1;
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	vmstack_walk_user(&w);
 	/* The VM frame, then its native frame kept: no step to a 1-byte rise. */
 	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xa1) && ips[2] == VM_LO + 0x10);
 	d.caller_sp_off = 32;
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	vmstack_walk_user(&w);
 	CHECK(ips[2] == MAIN_RA);
@@ -708,14 +709,14 @@ UNIT_TEST(walk_read_budget)
 	unsigned long reads;
 	int i;
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	mem_setup();
 	/* 600 frame-pointer frames: each also a "VM frame" chain up the stack. */
 	for (i = 0; i < 600; i++)
 		fp_frame(STACK + 0x100 + 16 * i, STACK + 0x100 + 16 * (i + 1), 0x500000 + i);
 	w = walk_from(0x500000, STACK, STACK + 0x100);
 	w.max = VMSTACK_MAX_DEPTH;
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	vmstack_walk_user(&w);
 	reads = fake_mem_reads();
@@ -737,7 +738,7 @@ static struct vmstack_walk deep_fp_walk(const struct vmstack_vm_desc *d, u32 nr_
 		fp_frame(STACK + 0x100 + 16 * i, STACK + 0x100 + 16 * (i + 1), 0x500000 + i);
 	w = walk_from(0x500000, STACK, STACK + 0x100);
 	w.max = VMSTACK_MAX_DEPTH;
-	w.vms = d;
+	w.vms = desc4_of(d, nr_vms);
 	w.nr_vms = nr_vms;
 	return w;
 }
@@ -764,7 +765,7 @@ UNIT_TEST(walk_jit_anchor_faults_once)
 		d[i].max_frames = 1;
 		d[i].flags = VMSTACK_VM_F_JIT;
 		d[i].jit_anchor_ptr = 0x3000 + 0x1000 * i;
-		CHECK(vmstack_vm_desc_check(&d[i]) == NULL);
+		CHECK(vmstack_desc3_check(&d[i]) == NULL);
 	}
 	w = deep_fp_walk(d, VMSTACK_VM_MAX);
 	CHECK(vmstack_walk_user(&w) == VMSTACK_MAX_DEPTH);
@@ -796,7 +797,7 @@ UNIT_TEST(walk_vm_fault_budget)
 	};
 	struct vmstack_walk w;
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	w = deep_fp_walk(&d, 1);
 	CHECK(vmstack_walk_user(&w) == VMSTACK_MAX_DEPTH);
 	CHECK(fake_mem_faults() == VMSTACK_MAX_VM_FAULTS);
@@ -898,7 +899,7 @@ UNIT_TEST(walk_cpython_shape)
 	struct vmstack_walk w;
 	unsigned long reads;
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	mem_setup();
 	/* leaf C -> inner interpreter -> C bridge -> outer interpreter -> main */
 	fp_frame(STACK + 0x100, STACK + 0x200, VM_LO + 0x20);
@@ -922,7 +923,7 @@ UNIT_TEST(walk_cpython_shape)
 	py_frame(f2, f1, c2, false);
 	py_frame(f3, f2, c3, true);
 	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	w.tid = 42;
 	CHECK(vmstack_walk_user(&w) == 9);
@@ -936,7 +937,7 @@ UNIT_TEST(walk_cpython_shape)
 	/* The inner activation not linked yet (its prologue): its native frame stays. */
 	fake_put64(ts + 0x38, cf0);
 	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	w.tid = 42;
 	CHECK(vmstack_walk_user(&w) == 8);
@@ -945,7 +946,7 @@ UNIT_TEST(walk_cpython_shape)
 
 	/* A thread not on the list: no state, native frames after a marker. */
 	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	w.tid = 7;
 	vmstack_walk_user(&w);
@@ -956,7 +957,7 @@ UNIT_TEST(walk_cpython_shape)
 	fake_put64(ts + 0x38, cf1);
 	fake_put64(c3 + 0x08, PY_CODE_TYPE + 8);
 	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	w.tid = 42;
 	vmstack_walk_user(&w);
@@ -964,7 +965,7 @@ UNIT_TEST(walk_cpython_shape)
 	/* A thread list that loops: bounded by thr_max. */
 	fake_put64(ts + 0x08, other);
 	w = walk_from(0x500000, STACK + 0xf0, STACK + 0x100);
-	w.vms = &d;
+	w.vms = desc4_of(&d, 1);
 	w.nr_vms = 1;
 	w.tid = 7;
 	reads = fake_mem_reads();
@@ -977,28 +978,28 @@ UNIT_TEST(vm_desc_checks)
 {
 	struct vmstack_vm_desc d = toy_desc();
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	d.code_end = d.code_start;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = toy_desc();
 	d.max_frames = VMSTACK_VM_MAX_FRAMES + 1;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = toy_desc();
 	d.flags |= VMSTACK_VM_F_NATIVE_STEP;	/* an empty activation needs its AR */
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = toy_desc();
 	d.top_reg = __VMSTACK_VM_REG_MAX;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	/* A thread list: aligned, 1..VMSTACK_VM_THREADS_MAX states. */
 	d = py_desc();
 	d.thr_max = VMSTACK_VM_THREADS_MAX + 1;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = py_desc();
 	d.state_addr |= 4;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	/* A chain needs a state. */
 	d = py_desc();
 	d.state_from = VMSTACK_VM_STATE_NONE;
 	d.top_reg = VMSTACK_VM_REG_RBP;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 }

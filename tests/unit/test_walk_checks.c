@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fake_mem.h"
+#include "desc4_of.h"
 #include "unit.h"
 #include "walk.h"
 
@@ -140,7 +141,7 @@ static struct vmstack_walk lj_walk(const struct vmstack_vm_desc *d, unsigned lon
 {
 	struct vmstack_walk w = { .ips = ips, .max = 64, .ip = VM_LO + 0x10, .sp = AR,
 				  .reads_left = VMSTACK_MAX_READS, .deadline = ~0ULL,
-				  .vms = d, .nr_vms = 1 };
+				  .vms = desc4_of(d, 1), .nr_vms = 1 };
 
 	memset(ips, 0, sizeof(ips));
 	w.regs[VMSTACK_VM_REG_RDX] = rdx;
@@ -170,7 +171,7 @@ UNIT_TEST(walk_checks_builtin_by_kind)
 	struct vmstack_vm_desc d = lj_desc();
 	struct vmstack_walk w;
 
-	CHECK(vmstack_vm_desc_check(&d) == NULL);
+	CHECK(vmstack_desc3_check(&d) == NULL);
 	lj_stack();
 	w = lj_walk(&d, F3 + 8, BCFF + 4);
 	CHECK(vmstack_walk_user(&w) == 6);
@@ -337,15 +338,15 @@ UNIT_TEST(walk_checks_desc)
 	struct vmstack_vm_desc d = lj_desc();
 
 	d.pc_unit = 0;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = lj_desc();
 	d.link = VMSTACK_VM_LINK_POINTER;
 	d.flags &= ~VMSTACK_VM_F_AR_EMPTY;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = lj_desc();
 	d.flags |= VMSTACK_VM_F_KIND_WORD;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 	d = lj_desc();
 	d.pad_3_6[4] = 1;
-	CHECK(vmstack_vm_desc_check(&d) != NULL);
+	CHECK(vmstack_desc3_check(&d) != NULL);
 }

@@ -14,24 +14,38 @@
 #include "targets.h"
 #include "util.h"
 #include "vm/attach.h"
+#include "vm/desc3_prog.h"
+#include "vm_prog_check.h"
 
 uint32_t record_module_pid(const struct record_targets *ts, const struct vmstack_target *t)
 {
 	return t == ts->t && !ts->whole ? 0 : (uint32_t)t->pid;
 }
 
+/*
+ * VM @d to the module: compiled to an ABI 4 program and checked as the
+ * module will check it, so that a refusal names the instruction.
+ */
 static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
 {
+	struct vmstack_vm_desc4 d4;
 	struct vmstack_target *t = arg;
 	struct record_targets *ts = t->owner;
 	struct record_session *s = ts->session;
-	int err = vmstack_nl_vm_add(s->nl, s->started.fd, record_module_pid(ts, t), d,
-				    sizeof(*d), msg, len);
+	const char *why = vmstack_desc3_prog(d, &d4);
+	int at = -1;
 
-	if (err == 1 && !s->older_module++)
-		fprintf(stderr, TOOL ": the loaded vmstack.ko is of an older ABI minor: %s\n",
-			msg);
-	return err < 0 ? -1 : 0;
+	if (!why)
+		why = vmstack_vm_desc4_check_insn(&d4, &at);
+	if (why) {
+		if (at >= 0)
+			snprintf(msg, len, "VM program, instruction %d: %s", at, why);
+		else
+			snprintf(msg, len, "%s", why);
+		return -1;
+	}
+	return vmstack_nl_vm_add(s->nl, s->started.fd, record_module_pid(ts, t), &d4,
+				 sizeof(d4), msg, len) < 0 ? -1 : 0;
 }
 
 /* A new executable mapping: its VM, if any, and its unwind rules. */

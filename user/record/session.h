@@ -22,7 +22,6 @@ struct record_session {
 	size_t area_size;
 	struct vmstack_ring_view *rings;	/* one per CPU in @area */
 	int ring_broken;		/* said that a ring is corrupt */
-	int older_module;		/* said that the module lacks a feature */
 };
 
 /* Connect to the module. 0, or -1 (said why). */

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <linux/vmstack.h>
 
+#include "vm/desc3.h"
+
 #include "maps.h"
 #include "runtime.h"
 

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <linux/vmstack.h>
 
+#include "vm/desc3.h"
+
 #include "frame.h"
 #include "maps.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The text form of struct vmstack_vm_desc: one "key value" per line, the
- * keys named as the struct's fields, so the uapi header documents them.
+ * keys named as the struct's fields, so vm/desc3.h documents them.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <linux/vmstack.h>
 
+#include "vm/desc3.h"
+
 /*
  * The text format's version: "vmstack-vm 3" opens a block. Version 2
  * blocks are read too (3 only added keys).

@@ -2,11 +2,17 @@
 /*
  * The check a VM descriptor passes before a session takes it: every field
  * the handler uses is in range, and the combinations it relies on hold.
- * Pure code (walk.h): the host unit tests feed it descriptors.
+ * Moved from the module (ABI 3.6's vm_check.c) with ABI 4: the translator
+ * (desc3_prog.c) compiles only what 3.6 would have taken.
  */
-#include "walk.h"
+#include <stddef.h>
 
-const char *vmstack_vm_desc_check(const struct vmstack_vm_desc *d)
+#include "vm/desc3_prog.h"
+
+/* x86-64 with 4-level paging: the highest user page's end. */
+#define VMSTACK_USER_MAX	((1UL << 47) - 4096)
+
+const char *vmstack_desc3_check(const struct vmstack_vm_desc *d)
 {
 	size_t i;
 
