@@ -42,7 +42,9 @@ chmod 4755 /tmp/suid-dumpable
 rm -f /tmp/suid-go
 "${nobody[@]}" sh -c "while [ ! -e /tmp/suid-go ]; do sleep 0.1; done; exec /tmp/suid-dumpable $((3 * scale))" &
 pid=$!
-"${perfmon[@]}" vmstack-record -q -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err &
+# --no-inherit: the shell's sleeps are children -p would follow, with user
+# frames of their own; this is about the process that runs the exec.
+"${perfmon[@]}" vmstack-record -q --no-inherit -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err &
 rec=$!
 wait_until 30 sh -c "vmstack status | grep -q '^sessions: 1$'" || fail "the recorder did not attach"
 # Sessions start paused: a moment for the recorder to describe the target and resume.
