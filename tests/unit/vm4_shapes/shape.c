@@ -78,6 +78,13 @@ void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p)
 void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 		      const u64 *want, unsigned int n)
 {
+	shape_walk_from(d, w, SHAPE_LEAF, 0, NULL, want, n);
+}
+
+void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+		     unsigned int frame, const unsigned long *regs, const u64 *want,
+		     unsigned int n)
+{
 	static u64 ips[64];
 	unsigned int i, got;
 	bool same;
@@ -87,9 +94,11 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 	memset(ips, 0, sizeof(ips));
 	w->vms = d;
 	w->nr_vms = 1;
-	w->ip = SHAPE_LEAF;
-	w->sp = shape_frame_bp(0) - 0x40;
-	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(0);
+	if (regs)
+		memcpy(w->regs, regs, sizeof(w->regs));
+	w->ip = ip;
+	w->sp = shape_frame_bp(frame) - 0x40;
+	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
 	w->tid = SHAPE_TID;
 	w->tls = SHAPE_FS;
 	w->ips = ips;

@@ -60,6 +60,15 @@ void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p);
 void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 		      const u64 *want, unsigned int n);
 
+/*
+ * The same from a sample at @ip in native frame @frame of the sandwich (1:
+ * the inner loop itself), with the sampled registers @regs (by enum
+ * vmstack_vm_reg; RBP is the frame's, set here).
+ */
+void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+		     unsigned int frame, const unsigned long *regs, const u64 *want,
+		     unsigned int n);
+
 /* VM words of the shapes' one VM. */
 static inline u64 shape_word(unsigned int kind, u64 v)
 {
