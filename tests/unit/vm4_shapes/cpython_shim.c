@@ -190,8 +190,8 @@ static void py_world(const struct py_layout *l, struct py_syms *s, struct py_wor
 }
 
 /* The merged stack: f in the inner activation, g and <module> in the outer. */
-static void py_check(const struct py_layout *l, const struct py_world *x,
-		     const struct vmstack_vm_desc4 *d, struct vmstack_walk *w)
+static void py_check(const struct py_world *x, const struct vmstack_vm_desc4 *d,
+		     struct vmstack_walk *w)
 {
 	const u64 want[] = {
 		SHAPE_LEAF,
@@ -202,7 +202,6 @@ static void py_check(const struct py_layout *l, const struct py_world *x,
 		SHAPE_MAIN_RA,
 	};
 
-	(void)l;
 	shape_walk_check(d, w, want, sizeof(want) / sizeof(want[0]));
 	CHECK(w->flags == VMSTACK_SF_VM);
 	/* The outer activation ended at shim1, whose previous is NULL. */
@@ -225,11 +224,11 @@ static void py_shape(const struct py_layout *l, unsigned int prog_len)
 
 	/* The thread holds the GIL: its TLS slot names its thread state. */
 	fake_put64(SHAPE_FS + l->tls_off, x.tstate);
-	py_check(l, &x, &d, &w);
+	py_check(&x, &d, &w);
 
 	/* In time.sleep it released the GIL: the slot is NULL, the list finds it. */
 	fake_put64(SHAPE_FS + l->tls_off, 0);
-	py_check(l, &x, &d, &w);
+	py_check(&x, &d, &w);
 
 	/* Not on any list either: each activation's native frame stays, marked. */
 	fake_put64(x.tstate + l->ts_native_id, SHAPE_TID + 2);
