@@ -62,7 +62,7 @@ CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o) $(B)/vm_prog_check.o
 RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
 	       $(B)/unwind/upload.o $(B)/unwind/py_trampolines_upload.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/vm4_shapes/*.c)
 # The module's pure walker (module/walk.h), built for the host's unit tests.
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
 	     module/vm_prog.c
@@ -155,7 +155,8 @@ $(B)/vm_prog_check.o: module/vm_prog_check.c module/vm_prog_check.h \
 
 # The recorder's ring sizing is pure arithmetic: its policy is tested too.
 UNIT_RECORD_OBJS := $(B)/record/ring_size.o
-$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h
+$(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h \
+		tests/unit/vm4_shapes/*.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) \
 		$(B)/cli.o $(WALK_OBJS) $(LDLIBS_CORE) -o $@
 

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ruby 3.1: control frames in an array at the end of the execution
+ * context's VM stack, growing down: from ec->cfp upward (stride 64) to
+ * vm_stack + vm_stack_size * 8. The frame vm_exec was entered with from
+ * C has VM_FRAME_FLAG_FINISH in its flags, ep[0] (a second pointer
+ * away); C frames (CFUNC methods, the thread's dummy bottom frame) have
+ * VM_FRAME_FLAG_CFRAME and are on the native stack already: hidden.
+ *
+ * Offsets: runtime-layouts.md (branch runtime-facts), from the
+ * disassembly of Debian's libruby-3.1.so.3.1.2 (rb_profile_frames,
+ * rb_vm_exec): ec vm_stack +0, vm_stack_size +8 (VALUEs), cfp +16;
+ * rb_control_frame_t pc +0, iseq +16, ep +32 (64 bytes); ep[0] flags:
+ * FINISH 0x20, CFRAME 0x80, magic in 0x7fff0001 (METHOD 0x11110001, BLOCK
+ * 0x22220001, CFUNC 0x55550001, EVAL 0x77770001, DUMMY 0x79990001). The
+ * execution context is the TLS variable ruby_current_ec, measured at
+ * fs_base - 8 in ruby3.1 (libruby the first TLS module).
+ *
+ * The sandwich: main -> ... -> vm_exec_core (outer: <main>, pushed with
+ * FINISH; g) -> g calls Array#each (a CFUNC frame): rb_ary_each, and
+ * rb_yield's way to rb_vm_exec (C) -> vm_exec_core (inner: the block in
+ * g, pushed with FINISH; f) -> f calls Kernel#sleep (CFUNC, sampled).
+ * The VM's range is vm_exec_core's (not exported: its FDE gives it).
+ */
+#include "shape.h"
+
+#define EC_VM_STACK	0
+#define EC_VM_STACK_SIZE 8
+#define EC_CFP		16
+#define CFP_PC		0
+#define CFP_ISEQ	16
+#define CFP_EP		32
+#define CFP_SIZE	64
+#define FLAG_FINISH	0x20
+#define FLAG_CFRAME	0x80
+#define MAGIC_METHOD	0x11110001
+#define MAGIC_BLOCK	0x22220001
+#define MAGIC_CFUNC	0x55550001
+#define MAGIC_EVAL	0x77770001
+#define MAGIC_DUMMY	0x79990001
+#define TLS_EC		(-8)
+
+/* r8: the next activation's frame; r9: ec; r10: 1 once ec is found; r11: the stack's end. */
+static void ruby31_prog(struct vm_prog *p)
+{
+	vm_label cont, loop, hidden, done, bad, nostate;
+
+	vm_prog_init(p);
+	cont = vm_prog_label(p), loop = vm_prog_label(p), hidden = vm_prog_label(p);
+	done = vm_prog_label(p), bad = vm_prog_label(p), nostate = vm_prog_label(p);
+	jk(p, VMSTACK_VM4_JNE_K, 10, 0, cont);
+	ld(p, 8, 9, 6, TLS_EC);
+	jk(p, VMSTACK_VM4_JEQ_K, 9, 0, nostate);
+	op(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
+	ld(p, 8, 3, 9, EC_VM_STACK);
+	ld(p, 8, 11, 9, EC_VM_STACK_SIZE);
+	op(p, VMSTACK_VM4_LSH_K, 11, 0, 3);
+	op(p, VMSTACK_VM4_ADD, 11, 3, 0);
+	ld(p, 8, 8, 9, EC_CFP);
+	/* The frames lie inside the VM stack. */
+	vm_prog_jmp(p, VMSTACK_VM4_JLT, 8, 3, bad);
+	bind(p, cont);
+	bind(p, loop);
+	vm_prog_jmp(p, VMSTACK_VM4_JGE, 8, 11, done);
+	ld(p, 8, 3, 8, CFP_EP);
+	ld(p, 8, 3, 3, 0);
+	jk(p, VMSTACK_VM4_JSET_K, 3, FLAG_CFRAME, hidden);
+	/* A Ruby frame: its iseq and pc (neither 0). */
+	ld(p, 8, 4, 8, CFP_ISEQ);
+	jk(p, VMSTACK_VM4_JEQ_K, 4, 0, hidden);
+	ld(p, 8, 2, 8, CFP_PC);
+	jk(p, VMSTACK_VM4_JEQ_K, 2, 0, hidden);
+	op(p, VMSTACK_VM4_EMIT_SCRIPT, 4, 2, 0);
+	bind(p, hidden);
+	op(p, VMSTACK_VM4_ADD_K, 8, 0, CFP_SIZE);
+	jk(p, VMSTACK_VM4_JSET_K, 3, FLAG_FINISH, done);
+	vm_prog_ja(p, loop);
+	bind(p, done);
+	xit(p, VMSTACK_VM4_X_SHOWN);
+	bind(p, bad);
+	xit(p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
+	bind(p, nostate);
+	xit(p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
+}
+
+/* Control frame @cfp: @flags in its ep[0] (the env in the stack at @ep), @iseq, @pc. */
+static void ruby31_cfp(u64 cfp, u64 ep, u64 flags, u64 iseq, u64 pc)
+{
+	fake_put64(ep, flags);
+	fake_put64(cfp + CFP_EP, ep);
+	fake_put64(cfp + CFP_ISEQ, iseq);
+	fake_put64(cfp + CFP_PC, pc);
+}
+
+UNIT_TEST(vm4_shape_ruby31)
+{
+	static struct vmstack_vm_desc4 d;
+	static struct vm_prog p;
+	struct vmstack_walk w;
+	u64 ec, stack, end, iseq[4], cfp[7];
+	unsigned int i;
+
+	shape_mem();
+	ec = shape_alloc(64);
+	stack = shape_alloc(0x1000);
+	end = stack + 0x1000;
+	fake_put64(ec + EC_VM_STACK, stack);
+	fake_put64(ec + EC_VM_STACK_SIZE, 0x1000 / 8);
+	for (i = 0; i < 4; i++)
+		iseq[i] = shape_alloc(32);	/* <main>, g, block in g, f */
+	for (i = 0; i < 7; i++)
+		cfp[i] = end - CFP_SIZE * (i + 1);
+	/* Outermost first; each env's flags in the value stack, from its bottom. */
+	ruby31_cfp(cfp[0], stack + 0x10, MAGIC_DUMMY | FLAG_FINISH | FLAG_CFRAME, 0, 0);
+	ruby31_cfp(cfp[1], stack + 0x40, MAGIC_EVAL | FLAG_FINISH, iseq[0], iseq[0] + 0x88);
+	ruby31_cfp(cfp[2], stack + 0x80, MAGIC_METHOD, iseq[1], iseq[1] + 0x98);
+	ruby31_cfp(cfp[3], stack + 0xc0, MAGIC_CFUNC | FLAG_CFRAME, 0, 0);
+	ruby31_cfp(cfp[4], stack + 0x100, MAGIC_BLOCK | FLAG_FINISH, iseq[2], iseq[2] + 0xa8);
+	ruby31_cfp(cfp[5], stack + 0x140, MAGIC_METHOD, iseq[3], iseq[3] + 0xb8);
+	ruby31_cfp(cfp[6], stack + 0x180, MAGIC_CFUNC | FLAG_CFRAME, 0, 0);
+	fake_put64(ec + EC_CFP, cfp[6]);
+	fake_put64(SHAPE_FS + TLS_EC, ec);
+	ruby31_prog(&p);
+	shape_desc(&d, &p);
+	CHECK(d.prog_len == 25);
+	{
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[3]), iseq[3] + 0xb8,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[2]), iseq[2] + 0xa8,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[1]), iseq[1] + 0x98,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[0]), iseq[0] + 0x88,
+			SHAPE_MAIN_RA,
+		};
+
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+		CHECK(w.flags == VMSTACK_SF_VM);
+		/* The outer activation ended at <main>; the dummy frame is left. */
+		CHECK(w.vm_carry[0][0] == cfp[0] && w.vm_carry[0][3] == end);
+	}
+	{
+		/* No FINISH where the block was entered: the array's end bounds the walk. */
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[3]), iseq[3] + 0xb8,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[2]), iseq[2] + 0xa8,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[1]), iseq[1] + 0x98,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[0]), iseq[0] + 0x88,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			SHAPE_MAIN_RA,
+		};
+
+		fake_put64(stack + 0x100, MAGIC_BLOCK);
+		fake_put64(stack + 0x40, MAGIC_EVAL);
+		fake_put64(stack + 0x10, MAGIC_DUMMY | FLAG_CFRAME);
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+		CHECK(w.flags == VMSTACK_SF_VM && w.vm_carry[0][0] == end);
+	}
+	{
+		/* A thread with no execution context: the native frames stay, marked. */
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
+			SHAPE_MAIN_RA,
+		};
+
+		fake_put64(SHAPE_FS + TLS_EC, 0);
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+		CHECK(w.flags == VMSTACK_SF_VM_BROKEN);
+	}
+}

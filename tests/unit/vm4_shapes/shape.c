@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the runtime shapes share (shape.h): the fake address space, the
+ * native sandwich, the walk and the comparison of its words.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "shape.h"
+
+#define STACK	0x7ff000000000UL
+#define HEAP	0x7f1200000000UL	/* a library's data and the heap: 64-bit addresses */
+#define HEAP_LEN	0x40000UL
+
+static u64 heap_next;
+
+void shape_mem(void)
+{
+	fake_mem_reset();
+	fake_mem_map(STACK, 0x4000);
+	fake_mem_map(HEAP, HEAP_LEN);
+	/* The static TLS block: the variables sit below the fs base. */
+	fake_mem_map(SHAPE_FS - 0x1000, 0x2000);
+	heap_next = HEAP + 0x100;
+}
+
+u64 shape_alloc(u64 size)
+{
+	u64 at = heap_next;
+
+	heap_next += (size + 15) & ~15UL;
+	CHECK(heap_next <= HEAP + HEAP_LEN);
+	return at;
+}
+
+u64 shape_frame_bp(unsigned int i)
+{
+	return STACK + 0x1000 + 0x100 * i;
+}
+
+/*
+ * The sandwich's native frames, each a saved rbp and a return address:
+ * frame i's return address leads to frame i + 1's code.
+ */
+static void native_frames(void)
+{
+	static const u64 ra[] = {
+		SHAPE_INNER_RA, SHAPE_MID1_RA, SHAPE_MID2_RA, SHAPE_OUTER_RA, SHAPE_MAIN_RA,
+	};
+	unsigned int i, n = sizeof(ra) / sizeof(ra[0]);
+
+	for (i = 0; i < n; i++) {
+		fake_put64(shape_frame_bp(i), i + 1 < n ? shape_frame_bp(i + 1) : 0);
+		fake_put64(shape_frame_bp(i) + 8, ra[i]);
+	}
+}
+
+void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p)
+{
+	const char *err;
+
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
+	d->ranges[0].start = SHAPE_VM_LO;
+	d->ranges[0].end = SHAPE_VM_HI;
+	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	err = vm_prog_end(p, d);
+	if (err)
+		fprintf(stderr, "  %s\n", err);
+	CHECK(err == NULL);
+	err = vmstack_vm_desc4_check(d);
+	if (err)
+		fprintf(stderr, "  %s\n", err);
+	CHECK(err == NULL);
+}
+
+void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
+		      const u64 *want, unsigned int n)
+{
+	shape_walk_from(d, w, SHAPE_LEAF, 0, NULL, want, n);
+}
+
+void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+		     unsigned int frame, const unsigned long *regs, const u64 *want,
+		     unsigned int n)
+{
+	static u64 ips[64];
+	unsigned int i, got;
+	bool same;
+
+	native_frames();
+	memset(w, 0, sizeof(*w));
+	memset(ips, 0, sizeof(ips));
+	w->vms = d;
+	w->nr_vms = 1;
+	if (regs)
+		memcpy(w->regs, regs, sizeof(w->regs));
+	w->ip = ip;
+	w->sp = shape_frame_bp(frame) - 0x40;
+	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
+	w->tid = SHAPE_TID;
+	w->tls = SHAPE_FS;
+	w->ips = ips;
+	w->max = 64;
+	w->reads_left = VMSTACK_MAX_READS;
+	w->deadline = ~0ULL;
+	got = vmstack_walk_user(w);
+	same = got == n;
+	for (i = 0; same && i < n; i++)
+		same = ips[i] == want[i];
+	CHECK(same);
+	if (same)
+		return;
+	for (i = 0; i < (got > n ? got : n); i++)
+		fprintf(stderr, "  ips[%u] %#18" PRIx64 "  want %#18" PRIx64 "\n", i,
+			i < got ? ips[i] : 0, i < n ? want[i] : 0);
+}
