@@ -210,12 +210,12 @@
  *
  * VMSTACK_CMD_VM_ADD
  *   request: SESSION_FD, PID (3.4: which target's; the first when left
- *            out), VM_DESC (struct vmstack_vm_desc, from
- *            VMSTACK_VM_DESC_MIN_SIZE to VMSTACK_VM_DESC_MAX_SIZE bytes:
- *            fields past its end are 0, bytes past the module's struct
- *            must be 0)
+ *            out), VM_DESC (4.0: struct vmstack_vm_desc4, from
+ *            VMSTACK_VM4_DESC_MIN_SIZE to VMSTACK_VM4_DESC_MAX_SIZE bytes,
+ *            its size field equal to the length; bytes past the module's
+ *            struct must be 0)
  *   Describes a VM in the target whose frames are merged into its stacks.
- *   Every offset and bound is validated; at most VMSTACK_VM_MAX per
+ *   Every field and instruction is checked; at most VMSTACK_VM_MAX per
  *   target. The n-th descriptor accepted (from 0) is VM n in VM words.
  *
  * VMSTACK_CMD_SESSION_RESUME
