@@ -39,22 +39,24 @@ chmod 4755 /tmp/suid-dumpable
 # The shell waits for the recorder's session before the exec: a fixed
 # sleep was shorter than the attach on the debug kernel (0.5 s) and on a
 # busy host (2 s); the exec came first and the attach was refused, rightly.
+# It waits blocked on a FIFO, running no user code meanwhile (a polling
+# loop's own samples had user frames: 136 on the debug kernel).
 rm -f /tmp/suid-go
-"${nobody[@]}" sh -c "while [ ! -e /tmp/suid-go ]; do sleep 0.1; done; exec /tmp/suid-dumpable $((3 * scale))" &
+mkfifo -m 666 /tmp/suid-go
+"${nobody[@]}" sh -c "read go </tmp/suid-go; exec /tmp/suid-dumpable $((3 * scale))" &
 pid=$!
-# --no-inherit: the shell's sleeps are children -p would follow, with user
-# frames of their own; this is about the process that runs the exec.
+# --no-inherit: this is about the process that runs the exec alone.
 "${perfmon[@]}" vmstack-record -q --no-inherit -p $pid -o /tmp/suid2.folded 2>/tmp/suid2.err &
 rec=$!
 wait_until 30 sh -c "vmstack status | grep -q '^sessions: 1$'" || fail "the recorder did not attach"
 # Sessions start paused: a moment for the recorder to describe the target and resume.
 sleep $scale
-touch /tmp/suid-go
+echo go >/tmp/suid-go
 wait $rec
 rc=$?
 wait $pid
 cat /tmp/suid2.err
-rm -f /tmp/suid-dumpable
+rm -f /tmp/suid-dumpable /tmp/suid-go
 [ $rc = 0 ] || fail "record of the dumpable setuid program failed"
 read2=$(awk -F';' '{for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]/) {n = $NF; sub(/.* /, "", n); s += n; next}} END {print s+0}' /tmp/suid2.folded)
 unread2=$(sed -n 's/.*user stacks not read: \([0-9]*\) samples of a target no longer dumpable.*/\1/p' /tmp/suid2.err)
