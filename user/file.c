@@ -393,12 +393,10 @@ uint64_t vmstack_file_rows_key(const struct vmstack_file *f, uint64_t offset,
 			       uint64_t len)
 {
 	char buf[4200];
-	uint64_t h = 0xcbf29ce484222325ULL;
 	int n = snprintf(buf, sizeof(buf), "%s:%" PRIx64 ":%" PRIx64, f->key, offset, len);
+	/* Over the file's key, the offset and the length (as much as buf holds). */
+	uint64_t h = hash_bytes(buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf), 0);
 
-	/* FNV-1a over the file's key, the offset and the length. */
-	for (int i = 0; i < n && i < (int)sizeof(buf); i++)
-		h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
 	return h ? h : 1;
 }
 

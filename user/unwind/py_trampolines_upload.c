@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "unwind/py_trampolines.h"
+#include "util.h"
 
 /*
  * The stride of the copies of the stub in [start, end) of @mem, if the
@@ -45,15 +46,15 @@ static void upload_arena(struct vmstack_py_tramp *t, struct vmstack_nl *nl, int 
 			 uint32_t target_pid, uint64_t start, uint64_t end, size_t stride,
 			 struct vmstack_unwind_stats *st)
 {
-	uint64_t key = 0xcbf29ce484222325ULL;
+	uint64_t shape[2] = { end - start, stride };
 	struct vmstack_uw_row *rows;
 	char msg[256];
-	size_t i, n;
+	uint64_t key;
+	size_t n;
 
-	for (i = 0; i < t->size; i++)
-		key = (key ^ t->code[i]) * 0x100000001b3ULL;
-	key = (key ^ (end - start)) * 0x100000001b3ULL;
-	key = (key ^ stride) * 0x100000001b3ULL;
+	/* The stub, the arena's size and the stride; never 0 (no key, to the module). */
+	key = hash_bytes(shape, sizeof(shape), hash_bytes(t->code, t->size, 0));
+	key += !key;
 	if (!vmstack_nl_unwind_place(nl, fd, target_pid, key, start, end, &st->bytes,
 				     msg, sizeof(msg))) {
 		st->maps++;
