@@ -14,7 +14,6 @@
 #include "targets.h"
 #include "util.h"
 #include "vm/attach.h"
-#include "vm/desc3_prog.h"
 #include "vm_prog_check.h"
 
 uint32_t record_module_pid(const struct record_targets *ts, const struct vmstack_target *t)
@@ -23,20 +22,17 @@ uint32_t record_module_pid(const struct record_targets *ts, const struct vmstack
 }
 
 /*
- * VM @d to the module: compiled to an ABI 4 program and checked as the
- * module will check it, so that a refusal names the instruction.
+ * VM @d4 to the module, checked first as the module will check it, so
+ * that a refusal names the instruction.
  */
-static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t len)
+static int vm_add(void *arg, const struct vmstack_vm_desc4 *d4, char *msg, size_t len)
 {
-	struct vmstack_vm_desc4 d4;
 	struct vmstack_target *t = arg;
 	struct record_targets *ts = t->owner;
 	struct record_session *s = ts->session;
-	const char *why = vmstack_desc3_prog(d, &d4);
 	int at = -1;
+	const char *why = vmstack_vm_desc4_check_insn(d4, &at);
 
-	if (!why)
-		why = vmstack_vm_desc4_check_insn(&d4, &at);
 	if (why) {
 		if (at >= 0)
 			snprintf(msg, len, "VM program, instruction %d: %s", at, why);
@@ -44,8 +40,8 @@ static int vm_add(void *arg, const struct vmstack_vm_desc *d, char *msg, size_t 
 			snprintf(msg, len, "%s", why);
 		return -1;
 	}
-	return vmstack_nl_vm_add(s->nl, s->started.fd, record_module_pid(ts, t), &d4,
-				 sizeof(d4), msg, len) < 0 ? -1 : 0;
+	return vmstack_nl_vm_add(s->nl, s->started.fd, record_module_pid(ts, t), d4,
+				 sizeof(*d4), msg, len) < 0 ? -1 : 0;
 }
 
 /* A new executable mapping: its VM, if any, and its unwind rules. */

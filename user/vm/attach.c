@@ -9,13 +9,19 @@
 #include "process.h"
 #include "text.h"
 #include "unwalked.h"
+#include "desc3_prog.h"
 #include "util.h"
 
-/* Hand @d to the module; from now on VM a->n is named by @rt's namer. */
+/*
+ * Hand @d4, or @d compiled to a program, to the module; from now on VM
+ * a->n is named by @rt's namer.
+ */
 static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
-		  const char *label,
+		  const struct vmstack_vm_desc4 *d4, const char *label,
 		  const struct vmstack_runtime *rt, const void *build)
 {
+	static struct vmstack_vm_desc4 compiled;	/* 2 KB: not on the stack */
+	const char *why;
 	struct vmstack_vm_namer namer = { rt->namer, build, rt->names_by_pc };
 	size_t len = strlen(a->label);
 	char msg[256];
@@ -25,7 +31,15 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 			a->tool, label, VMSTACK_VM_MAX);
 		return -1;
 	}
-	if (a->add(a->arg, d, msg, sizeof(msg))) {
+	if (!d4) {
+		why = vmstack_desc3_prog(d, &compiled);
+		if (why) {
+			fprintf(stderr, "%s: VM %s: descriptor refused: %s\n", a->tool, label, why);
+			return -1;
+		}
+		d4 = &compiled;
+	}
+	if (a->add(a->arg, d4, msg, sizeof(msg))) {
 		fprintf(stderr, "%s: VM %s: descriptor refused: %s\n", a->tool, label, msg);
 		return -1;
 	}
@@ -54,7 +68,8 @@ void vmstack_vm_attach_map(struct vmstack_vm_attach *a, const struct vmstack_map
 		switch ((*rt)->detect(m, a->pid, &f, why, sizeof(why))) {
 		case VMSTACK_DETECT_YES:
 			/* The build's name: which layout, and what it leaves out. */
-			if (!attach(a, &f.desc, f.build_name ? f.build_name : (*rt)->label,
+			if (!attach(a, &f.desc, f.prog ? &f.desc4 : NULL,
+				    f.build_name ? f.build_name : (*rt)->label,
 				    *rt, f.build) &&
 			    a->nfound < VMSTACK_VM_MAX) {
 				a->found[a->nfound].rt = *rt;
@@ -167,7 +182,7 @@ int vmstack_vm_attach_text(struct vmstack_vm_attach *a, const char *path,
 				return -1;
 			continue;
 		}
-		if (attach(a, &t[i].desc, t[i].name, t[i].namer, build) &&
+		if (attach(a, &t[i].desc, NULL, t[i].name, t[i].namer, build) &&
 		    !from_target)
 			return -1;
 	}

@@ -28,7 +28,7 @@ struct vmstack_vm_attach {
 	const struct vmstack_runtime *only;
 	int detect;		/* 0: no detection (--vm none, --vm FILE) */
 	/* Registers @d with the module: 0, or -1 with @msg set. */
-	int (*add)(void *arg, const struct vmstack_vm_desc *d, char *msg,
+	int (*add)(void *arg, const struct vmstack_vm_desc4 *d, char *msg,
 		   size_t len);
 	void *arg;
 	/* What happened. */

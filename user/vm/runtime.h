@@ -25,9 +25,16 @@
 #include "frame.h"
 #include "maps.h"
 
-/* What detection found in one mapping. */
+/*
+ * What detection found in one mapping. A runtime describes its VM either
+ * in ABI 3's structured form (desc, compiled to a program on attach) or
+ * as an ABI 4 program of its own (desc4, with prog set): the runtimes
+ * ABI 3 cannot express write programs (user/vm/prog.h).
+ */
 struct vmstack_vm_found {
-	struct vmstack_vm_desc desc;	/* for the module */
+	struct vmstack_vm_desc desc;	/* for the module, unless prog */
+	struct vmstack_vm_desc4 desc4;	/* for the module, if prog */
+	bool prog;
 	const void *build;		/* the runtime's own facts of the build */
 	const char *build_name;		/* for messages and the summary */
 };
