@@ -44,14 +44,15 @@ LDLIBS_NL := $(shell pkg-config --libs libnl-genl-3.0)
 LDLIBS_CORE := -ldw -lelf -lz -liberty
 
 # Pure code (no netlink, no module): shared by the tools and the unit tests.
-# One file per VM runtime in user/vm/, one per output format in user/output/;
+# One file or folder per VM runtime in user/vm/, one file per output format
+# in user/output/;
 # user/unwind/ makes the unwind rows (its *upload.c files talk to the module).
 CORE_SRCS := user/ring_reader.c user/maps.c user/symtab.c user/file.c user/process.c \
 	     user/vm_names.c user/stacks.c user/abi.c \
 	     user/frame.c user/profile.c user/raw_file.c user/threads.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
 	     user/debuginfo.c user/lines.c user/demangle.c \
-	     $(wildcard user/vm/*.c) $(wildcard user/output/*.c) \
+	     $(wildcard user/vm/*.c user/vm/*/*.c) $(wildcard user/output/*.c) \
 	     $(filter-out %upload.c,$(wildcard user/unwind/*.c))
 # The module's check of ABI 4 VM descriptors: the recorder runs it before
 # upload, to name the instruction a refusal is about.
@@ -88,7 +89,7 @@ module:
 
 tools: $(PRODUCT) $(TEST_TOOLS)
 
-$(B)/%.o: user/%.c user/*.h user/*/*.h include/uapi/linux/vmstack.h | $(B)
+$(B)/%.o: user/%.c user/*.h user/*/*.h $(wildcard user/*/*/*.h) include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 # The recorder checks each VM program as the module will, with its code.
