@@ -64,13 +64,15 @@ faults_round() {
 	[ "$rate1" = "$rate0" ] || fail "the kernel lowered perf_event_max_sample_rate"
 	# Twice the ordinary p99 is the VM lookup a registered descriptor adds
 	# to each frame under TCG; the worst sample is also the host's (a vCPU
-	# descheduled mid-sample), hence "or under 1 ms" beside twice the worst.
+	# descheduled mid-sample), hence "or under 1 ms" beside twice the worst,
+	# a time that stretches with the kernel's (lib.sh's scale: the debug
+	# kernel's faulting reads took up to 2.6 ms, its plain worst 0.9 ms).
 	awk -v f="$fault_p99" -v p="$plain_p99" 'BEGIN {exit !(f <= 3 * p)}' || {
 		why="the p99 with faulting anchors ($fault_p99 ns) is over 3 times the plain one ($plain_p99 ns)"
 		return 1
 	}
-	awk -v f="$fault_max" -v p="$plain_max" 'BEGIN {exit !(f <= 2 * p || f <= 1000000)}' || {
-		why="a sample with faulting anchors took $fault_max ns, over twice the worst plain one ($plain_max ns) and over 1 ms"
+	awk -v f="$fault_max" -v p="$plain_max" -v s="$scale" 'BEGIN {exit !(f <= 2 * p || f <= 1000000 * s)}' || {
+		why="a sample with faulting anchors took $fault_max ns, over twice the worst plain one ($plain_max ns) and over $scale ms"
 		return 1
 	}
 }

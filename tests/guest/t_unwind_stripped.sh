@@ -44,6 +44,13 @@ share() {  # folded file -> "P N": P% of the samples reach main's caller, N left
 	}
 	END {printf "%.1f %d", t ? 100 * r / t : 0, skipped}' "$1"
 }
+# On a slow kernel (the debug lane: KASAN makes the loader's mmap calls
+# 5-6 times slower) the loader's later work, before the recorder has the
+# loader's rules (the exec window above), is a larger part of the run:
+# 86 of 4,893 python3.11 samples ended in the loader's mmap with no caller
+# there (vmstack 94.4%, perf dwarf 98.2%). The margin stretches with the
+# recordings (lib.sh's span).
+margin=$((5 * span))
 for name in lua py; do
 	declare -n cmd=$name
 	vmstack-record -q -F 999 -o /tmp/$name.vm.folded -- "${cmd[@]}" || fail "vmstack on $name"
@@ -58,5 +65,6 @@ for name in lua py; do
 	note "$name: reaching main's caller: vmstack ${v% *}%, perf dwarf ${d% *}%, perf -g ${f% *}%" \
 	     "(samples in the loader's start left out: ${v#* }, ${d#* }, ${f#* })"
 	note "sizes: perf dwarf $(stat -c %s /tmp/$name.dwarf.data) bytes, perf -g $(stat -c %s /tmp/$name.fp.data) bytes"
-	awk -v v="${v% *}" -v d="${d% *}" 'BEGIN {exit !(v >= d - 5)}' || fail "$name: vmstack reaches main less often than perf dwarf"
+	awk -v v="${v% *}" -v d="${d% *}" -v m="$margin" 'BEGIN {exit !(v >= d - m)}' ||
+		fail "$name: vmstack reaches main less often than perf dwarf (margin $margin points)"
 done
