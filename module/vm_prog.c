@@ -17,13 +17,8 @@
 
 /* Steps between two looks at the clock (a power of 2). */
 #define VMSTACK_VM4_CLOCK_STEPS	256
-/*
- * An instruction's outcome when the run goes on with the next one, or
- * (a load that failed, with a fail edge) at the load's jump target; any
- * other ends the run.
- */
+/* An emitted frame's outcome when the run goes on; any other ends it. */
 #define VMSTACK_VM4_GO		(-1)
-#define VMSTACK_VM4_FAILED	(-2)
 
 /* Why a read of the run failed, as the ABI's CUT reasons say it. */
 static int vmstack_vm_prog_read_cut(const struct vmstack_walk *w)
@@ -37,10 +32,12 @@ static int vmstack_vm_prog_read_cut(const struct vmstack_walk *w)
 
 /*
  * LD*: the @size bytes at @addr into *@v, zero-extended, or with @sign
- * sign-extended. False if the read failed (*@v unchanged).
+ * sign-extended. False if the read failed (*@v unchanged). Each case of
+ * the run's switch calls it with constants: inlined, it is one read and
+ * one extension.
  */
-static bool vmstack_vm_prog_load(struct vmstack_walk *w, unsigned long addr,
-				 unsigned int size, bool sign, u64 *v)
+static inline bool vmstack_vm_prog_load(struct vmstack_walk *w, unsigned long addr,
+					unsigned int size, bool sign, u64 *v)
 {
 	union {
 		u8 b;
@@ -51,109 +48,15 @@ static bool vmstack_vm_prog_load(struct vmstack_walk *w, unsigned long addr,
 
 	if (!vmstack_vm_read(w, &x, addr, size))
 		return false;
-	switch (size) {
-	case 1:
+	if (size == 1)
 		*v = sign ? (u64)(s64)(s8)x.b : x.b;
-		break;
-	case 2:
+	else if (size == 2)
 		*v = sign ? (u64)(s64)(s16)x.h : x.h;
-		break;
-	case 4:
+	else if (size == 4)
 		*v = sign ? (u64)(s64)(s32)x.w : x.w;
-		break;
-	default:
+	else
 		*v = x.q;
-	}
 	return true;
-}
-
-/* The bytes a load opcode reads, and whether it sign-extends. */
-static unsigned int vmstack_vm_prog_ld_size(u8 op, bool *sign)
-{
-	*sign = op >= VMSTACK_VM4_LD8_S;
-	switch (op) {
-	case VMSTACK_VM4_LD8:
-	case VMSTACK_VM4_LD8_S:
-		return 1;
-	case VMSTACK_VM4_LD16:
-	case VMSTACK_VM4_LD16_S:
-		return 2;
-	case VMSTACK_VM4_LD32:
-	case VMSTACK_VM4_LD32_S:
-		return 4;
-	default:
-		return 8;
-	}
-}
-
-/*
- * The opcodes come in pairs, a register form then its _K form, from MOV
- * to RSH_K and from JEQ to JSET_K (the ABI's order, fixed in 4.0): the
- * interpreter tells them apart by their distance from the first.
- * test_vm_prog.c runs both forms of each.
- */
-/* Is conditional jump @op a _K form (v is imm)? JSLT_K has only that one. */
-static bool vmstack_vm_prog_jmp_k(u8 op)
-{
-	return ((op - VMSTACK_VM4_JEQ) & 1) || op == VMSTACK_VM4_JSLT_K;
-}
-
-/* A conditional jump's test: dst against v (src, or imm in the _K form). */
-static bool vmstack_vm_prog_cond(u8 op, u64 a, u64 v)
-{
-	switch (op) {
-	case VMSTACK_VM4_JEQ:
-	case VMSTACK_VM4_JEQ_K:
-		return a == v;
-	case VMSTACK_VM4_JNE:
-	case VMSTACK_VM4_JNE_K:
-		return a != v;
-	case VMSTACK_VM4_JGT:
-	case VMSTACK_VM4_JGT_K:
-		return a > v;
-	case VMSTACK_VM4_JGE:
-	case VMSTACK_VM4_JGE_K:
-		return a >= v;
-	case VMSTACK_VM4_JLT:
-	case VMSTACK_VM4_JLT_K:
-		return a < v;
-	case VMSTACK_VM4_JLE:
-	case VMSTACK_VM4_JLE_K:
-		return a <= v;
-	case VMSTACK_VM4_JSET:
-	case VMSTACK_VM4_JSET_K:
-		return a & v;
-	default:	/* JSLT_K */
-		return (s64)a < (s64)v;
-	}
-}
-
-/*
- * ALU: dst OP v. The register and _K forms of an operation differ only
- * in v, so @op is the register form's.
- */
-static u64 vmstack_vm_prog_alu(u8 op, u64 a, u64 v)
-{
-	switch (op) {
-	case VMSTACK_VM4_MOV:
-		return v;
-	case VMSTACK_VM4_ADD:
-		return a + v;
-	case VMSTACK_VM4_SUB:
-		return a - v;
-	case VMSTACK_VM4_MUL:
-		return a * v;
-	case VMSTACK_VM4_AND:
-		return a & v;
-	case VMSTACK_VM4_OR:
-		return a | v;
-	case VMSTACK_VM4_XOR:
-		return a ^ v;
-	case VMSTACK_VM4_LSH:
-		return a << (v & 63);
-	default:	/* RSH */
-		return a >> (v & 63);
-	}
 }
 
 /* What a run counts, and what MARK remembered for UNDO. */
@@ -183,73 +86,12 @@ static int vmstack_vm_prog_emit(struct vmstack_walk *w, const struct vmstack_vm_
 }
 
 /*
- * One instruction that neither jumps nor ends the run by itself:
- * VMSTACK_VM4_GO, or the run's end (a failed read, a frame too many, ips[] full).
+ * The run proper: the EXIT immediate or why it was cut. One switch over
+ * every opcode: the module is built without jump tables (retpolines), so
+ * each nested switch a dispatch went through was another tree of
+ * compares, and the instruction counts live in registers, written back
+ * to the walk once, when the run ends.
  */
-static int vmstack_vm_prog_step(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
-				struct vmstack_vm_run *run, const struct vmstack_vm_insn *in,
-				u64 *r)
-{
-	unsigned int dst = in->regs & 0xf, src = in->regs >> 4, size;
-	u64 k = (u64)(s64)in->imm;
-	bool sign;
-
-	switch (in->op) {
-	case VMSTACK_VM4_LDC:
-		r[dst] = d->consts[in->imm];
-		return VMSTACK_VM4_GO;
-	case VMSTACK_VM4_LDREG:
-		r[dst] = w->regs[in->imm];
-		return VMSTACK_VM4_GO;
-	case VMSTACK_VM4_ARSH_K:
-		r[dst] = (u64)((s64)r[dst] >> (in->imm & 63));
-		return VMSTACK_VM4_GO;
-	case VMSTACK_VM4_LD8 ... VMSTACK_VM4_LD32_S:
-		size = vmstack_vm_prog_ld_size(in->op, &sign);
-		if (vmstack_vm_prog_load(w, (unsigned long)(r[src] + k), size, sign, &r[dst]))
-			return VMSTACK_VM4_GO;
-		/*
-		 * A fail edge: the program goes on elsewhere (a walk that
-		 * falls back). Its cost stays bounded: the failed read was
-		 * counted, and past the fault cap or the budget a read fails
-		 * without being tried.
-		 */
-		return in->off ? VMSTACK_VM4_FAILED : vmstack_vm_prog_read_cut(w);
-	case VMSTACK_VM4_EMIT_SCRIPT:
-		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, r[dst]),
-					    2, r[src], r);
-	case VMSTACK_VM4_EMIT_BUILTIN:
-		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN, r[dst]),
-					    1, 0, r);
-	case VMSTACK_VM4_EMIT_UNVERIFIED:
-		w->flags |= VMSTACK_SF_VM_UNVERIFIED;
-		return vmstack_vm_prog_emit(w, d, run,
-					    vmstack_vm_word(w, d, VMSTACK_VMW_UNVERIFIED, (u64)in->imm),
-					    1, 0, r);
-	case VMSTACK_VM4_EMIT_JIT:
-		return vmstack_vm_prog_emit(w, d, run, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, r[dst]),
-					    1, 0, r);
-	case VMSTACK_VM4_MARK:
-		run->mark_n = w->n;
-		run->mark_frames = run->frames;
-		run->mark_unverified = w->flags & VMSTACK_SF_VM_UNVERIFIED;
-		return VMSTACK_VM4_GO;
-	case VMSTACK_VM4_UNDO:
-		w->n = run->mark_n;
-		run->frames = run->mark_frames;
-		w->flags = (w->flags & ~VMSTACK_SF_VM_UNVERIFIED) | run->mark_unverified;
-		return VMSTACK_VM4_GO;
-	default:
-		/* ALU, MOV .. RSH_K: each _K opcode follows its register form. */
-		if ((in->op - VMSTACK_VM4_MOV) & 1)
-			r[dst] = vmstack_vm_prog_alu(in->op - 1, r[dst], k);
-		else
-			r[dst] = vmstack_vm_prog_alu(in->op, r[dst], r[src]);
-		return VMSTACK_VM4_GO;
-	}
-}
-
-/* The run proper: the EXIT immediate or why it was cut. */
 static int vmstack_vm_prog_exec(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
 				u64 *r)
 {
@@ -258,42 +100,225 @@ static int vmstack_vm_prog_exec(struct vmstack_walk *w, const struct vmstack_vm_
 		.mark_n = w->n,
 		.mark_unverified = w->flags & VMSTACK_SF_VM_UNVERIFIED,
 	};
-	unsigned int pc = 0, steps;
+	u32 steps = w->vm_steps, left;
+	unsigned int pc = 0, dst;
 	int end;
+	bool ok;
 
-	for (steps = 0; steps < VMSTACK_VM4_RUN_STEPS; steps++) {
-		const struct vmstack_vm_insn *in = &d->prog[pc++];
+	left = steps < VMSTACK_VM4_SAMPLE_STEPS ? VMSTACK_VM4_SAMPLE_STEPS - steps : 0;
+	if (left > VMSTACK_VM4_RUN_STEPS)
+		left = VMSTACK_VM4_RUN_STEPS;
+	for (;; left--) {
+		const struct vmstack_vm_insn *in;
+		u64 k;
 
-		if (w->vm_steps >= VMSTACK_VM4_SAMPLE_STEPS)
+		if (!left) {
+			end = VMSTACK_VM4_X_CUT + VMSTACK_VMB_STEPS;
 			break;
+		}
 		/* A loop of ALU and jumps reads nothing: the clock is looked at here. */
-		if (!(++w->vm_steps & (VMSTACK_VM4_CLOCK_STEPS - 1)) &&
+		if (!(++steps & (VMSTACK_VM4_CLOCK_STEPS - 1)) &&
 		    vmstack_walk_clock() >= w->deadline) {
 			w->reads_left = 0;
 			w->flags |= VMSTACK_SF_BUDGET;
-			return VMSTACK_VM4_X_CUT + VMSTACK_VMB_BUDGET;
+			end = VMSTACK_VM4_X_CUT + VMSTACK_VMB_BUDGET;
+			break;
 		}
+		in = &d->prog[pc++];
+		k = (u64)(s64)in->imm;
+		dst = in->regs & 0xf;
+#define SRC	r[in->regs >> 4]
+#define JUMP_IF(c)	do { if (c) pc += in->off; } while (0)
 		switch (in->op) {
-		case VMSTACK_VM4_EXIT:
-			return in->imm;
+		case VMSTACK_VM4_MOV:
+			r[dst] = SRC;
+			continue;
+		case VMSTACK_VM4_MOV_K:
+			r[dst] = k;
+			continue;
+		case VMSTACK_VM4_ADD:
+			r[dst] += SRC;
+			continue;
+		case VMSTACK_VM4_ADD_K:
+			r[dst] += k;
+			continue;
+		case VMSTACK_VM4_SUB:
+			r[dst] -= SRC;
+			continue;
+		case VMSTACK_VM4_SUB_K:
+			r[dst] -= k;
+			continue;
+		case VMSTACK_VM4_MUL:
+			r[dst] *= SRC;
+			continue;
+		case VMSTACK_VM4_MUL_K:
+			r[dst] *= k;
+			continue;
+		case VMSTACK_VM4_AND:
+			r[dst] &= SRC;
+			continue;
+		case VMSTACK_VM4_AND_K:
+			r[dst] &= k;
+			continue;
+		case VMSTACK_VM4_OR:
+			r[dst] |= SRC;
+			continue;
+		case VMSTACK_VM4_OR_K:
+			r[dst] |= k;
+			continue;
+		case VMSTACK_VM4_XOR:
+			r[dst] ^= SRC;
+			continue;
+		case VMSTACK_VM4_XOR_K:
+			r[dst] ^= k;
+			continue;
+		case VMSTACK_VM4_LSH:
+			r[dst] <<= SRC & 63;
+			continue;
+		case VMSTACK_VM4_LSH_K:
+			r[dst] <<= k & 63;
+			continue;
+		case VMSTACK_VM4_RSH:
+			r[dst] >>= SRC & 63;
+			continue;
+		case VMSTACK_VM4_RSH_K:
+			r[dst] >>= k & 63;
+			continue;
+		case VMSTACK_VM4_ARSH_K:
+			r[dst] = (u64)((s64)r[dst] >> (k & 63));
+			continue;
+		case VMSTACK_VM4_LDC:
+			r[dst] = d->consts[in->imm];
+			continue;
+		case VMSTACK_VM4_LDREG:
+			r[dst] = w->regs[in->imm];
+			continue;
+		case VMSTACK_VM4_LD8:
+			ok = vmstack_vm_prog_load(w, SRC + k, 1, false, &r[dst]);
+			goto loaded;
+		case VMSTACK_VM4_LD16:
+			ok = vmstack_vm_prog_load(w, SRC + k, 2, false, &r[dst]);
+			goto loaded;
+		case VMSTACK_VM4_LD32:
+			ok = vmstack_vm_prog_load(w, SRC + k, 4, false, &r[dst]);
+			goto loaded;
+		case VMSTACK_VM4_LD64:
+			ok = vmstack_vm_prog_load(w, SRC + k, 8, false, &r[dst]);
+			goto loaded;
+		case VMSTACK_VM4_LD8_S:
+			ok = vmstack_vm_prog_load(w, SRC + k, 1, true, &r[dst]);
+			goto loaded;
+		case VMSTACK_VM4_LD16_S:
+			ok = vmstack_vm_prog_load(w, SRC + k, 2, true, &r[dst]);
+			goto loaded;
+		case VMSTACK_VM4_LD32_S:
+			ok = vmstack_vm_prog_load(w, SRC + k, 4, true, &r[dst]);
+loaded:
+			if (ok)
+				continue;
+			/*
+			 * A fail edge: the program goes on elsewhere (a walk
+			 * that falls back). Its cost stays bounded: the failed
+			 * read was counted, and past the fault cap or the
+			 * budget a read fails without being tried.
+			 */
+			if (in->off) {
+				pc += in->off;
+				continue;
+			}
+			end = vmstack_vm_prog_read_cut(w);
+			break;
 		case VMSTACK_VM4_JA:
 			pc += in->off;
+			continue;
+		case VMSTACK_VM4_JEQ:
+			JUMP_IF(r[dst] == SRC);
+			continue;
+		case VMSTACK_VM4_JEQ_K:
+			JUMP_IF(r[dst] == k);
+			continue;
+		case VMSTACK_VM4_JNE:
+			JUMP_IF(r[dst] != SRC);
+			continue;
+		case VMSTACK_VM4_JNE_K:
+			JUMP_IF(r[dst] != k);
+			continue;
+		case VMSTACK_VM4_JGT:
+			JUMP_IF(r[dst] > SRC);
+			continue;
+		case VMSTACK_VM4_JGT_K:
+			JUMP_IF(r[dst] > k);
+			continue;
+		case VMSTACK_VM4_JGE:
+			JUMP_IF(r[dst] >= SRC);
+			continue;
+		case VMSTACK_VM4_JGE_K:
+			JUMP_IF(r[dst] >= k);
+			continue;
+		case VMSTACK_VM4_JLT:
+			JUMP_IF(r[dst] < SRC);
+			continue;
+		case VMSTACK_VM4_JLT_K:
+			JUMP_IF(r[dst] < k);
+			continue;
+		case VMSTACK_VM4_JLE:
+			JUMP_IF(r[dst] <= SRC);
+			continue;
+		case VMSTACK_VM4_JLE_K:
+			JUMP_IF(r[dst] <= k);
+			continue;
+		case VMSTACK_VM4_JSET:
+			JUMP_IF(r[dst] & SRC);
+			continue;
+		case VMSTACK_VM4_JSET_K:
+			JUMP_IF(r[dst] & k);
+			continue;
+		case VMSTACK_VM4_JSLT_K:
+			JUMP_IF((s64)r[dst] < (s64)k);
+			continue;
+		case VMSTACK_VM4_EMIT_SCRIPT:
+			end = vmstack_vm_prog_emit(w, d, &run,
+						   vmstack_vm_word(w, d, VMSTACK_VMW_SCRIPT, r[dst]),
+						   2, SRC, r);
 			break;
-		case VMSTACK_VM4_JEQ ... VMSTACK_VM4_JSLT_K:
-			if (vmstack_vm_prog_cond(in->op, r[in->regs & 0xf],
-						 vmstack_vm_prog_jmp_k(in->op) ?
-						 (u64)(s64)in->imm : r[in->regs >> 4]))
-				pc += in->off;
+		case VMSTACK_VM4_EMIT_BUILTIN:
+			end = vmstack_vm_prog_emit(w, d, &run,
+						   vmstack_vm_word(w, d, VMSTACK_VMW_BUILTIN, r[dst]),
+						   1, 0, r);
 			break;
-		default:
-			end = vmstack_vm_prog_step(w, d, &run, in, r);
-			if (end == VMSTACK_VM4_FAILED)
-				pc += in->off;
-			else if (end != VMSTACK_VM4_GO)
-				return end;
+		case VMSTACK_VM4_EMIT_UNVERIFIED:
+			w->flags |= VMSTACK_SF_VM_UNVERIFIED;
+			end = vmstack_vm_prog_emit(w, d, &run,
+						   vmstack_vm_word(w, d, VMSTACK_VMW_UNVERIFIED, k),
+						   1, 0, r);
+			break;
+		case VMSTACK_VM4_EMIT_JIT:
+			end = vmstack_vm_prog_emit(w, d, &run,
+						   vmstack_vm_word(w, d, VMSTACK_VMW_JIT, r[dst]),
+						   1, 0, r);
+			break;
+		case VMSTACK_VM4_MARK:
+			run.mark_n = w->n;
+			run.mark_frames = run.frames;
+			run.mark_unverified = w->flags & VMSTACK_SF_VM_UNVERIFIED;
+			continue;
+		case VMSTACK_VM4_UNDO:
+			w->n = run.mark_n;
+			run.frames = run.mark_frames;
+			w->flags = (w->flags & ~VMSTACK_SF_VM_UNVERIFIED) | run.mark_unverified;
+			continue;
+		default:	/* EXIT: the check allows no other opcode */
+			end = in->imm;
+			break;
 		}
+#undef SRC
+#undef JUMP_IF
+		/* An emitted frame goes on; anything else that broke out ends the run. */
+		if (end != VMSTACK_VM4_GO)
+			break;
 	}
-	return VMSTACK_VM4_X_CUT + VMSTACK_VMB_STEPS;
+	w->vm_steps = steps;
+	return end;
 }
 
 int vmstack_vm_prog_run(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
