@@ -128,11 +128,13 @@ $(B)/libvmstack.a: user/libvmstack.c user/libvmstack.h | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $(B)/libvmstack.o
 	$(AR) rcs $@ $(B)/libvmstack.o
 
-# A test tool: drives the module directly (tests/tools/vmstack-probe.c).
-$(B)/vmstack-probe: tests/tools/vmstack-probe.c $(NL_OBJS) $(B)/ring_reader.o \
+# A test tool: drives the module directly (tests/tools/probe/, one file per
+# concern; its subcommands at the top of vmstack-probe.c).
+PROBE_SRCS := $(wildcard tests/tools/probe/*.c)
+$(B)/vmstack-probe: $(PROBE_SRCS) tests/tools/probe/probe.h $(NL_OBJS) $(B)/ring_reader.o \
 		$(B)/vm_prog_check.o user/*.h module/vm_prog_check.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Imodule $< $(NL_OBJS) $(B)/ring_reader.o $(B)/vm_prog_check.o \
-		$(LDLIBS_NL) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Imodule $(PROBE_SRCS) $(NL_OBJS) $(B)/ring_reader.o \
+		$(B)/vm_prog_check.o $(LDLIBS_NL) -o $@
 
 $(B)/vmstack-cfi-dump: tests/tools/vmstack-cfi-dump.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
