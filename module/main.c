@@ -8,6 +8,7 @@
  *
  *   main.c            load and unload
  *   netlink.c         the commands; the caller record (access.h)
+ *   netlink_stats.c   SESSION_STATS's counters and histogram as attributes
  *   session.c         the registry of sessions, the file that owns one
  *   target.c          the target set, VM_ADD's descriptors
  *   unwind_table.c    UNWIND_ADD's rules, per process, shared per file
@@ -27,7 +28,8 @@
  *                        -> events.c -> sample.c -> ring.c, unwind_kernel.c,
  *                                                   walk.h's files
  * (session.c, target.c and unwind_table.c charge account.c)
- * (and netlink.c reaches events.c, target.c and unwind_table.c directly).
+ * (and netlink.c reaches events.c, target.c and unwind_table.c directly,
+ * and netlink_stats.c for the statistics it answers with).
  * Each subsystem's header says what it offers; session.h holds the
  * session as all of them see it.
  */

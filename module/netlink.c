@@ -9,10 +9,10 @@
  * buffer goes further.
  */
 #include <linux/capability.h>
+#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/percpu.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "events.h"
 #include "netlink.h"
+#include "netlink_stats.h"
 #include "session.h"
 #include "target.h"
 #include "unwind_table.h"
@@ -245,73 +246,6 @@ static struct vmstack_session *vmstack_nl_session(struct genl_info *info,
 		return NULL;
 	return vmstack_session_get(nla_get_u32(info->attrs[VMSTACK_A_SESSION_FD]),
 				   filep, info->extack);
-}
-
-/* Every counter of @cpu (0..nr_rings-1), or all CPUs summed (-1). */
-static void vmstack_sum_counters(struct vmstack_session *s, int cpu, u64 *sum)
-{
-	unsigned int c, i;
-
-	memset(sum, 0, sizeof(u64) * VMSTACK_NR_COUNTERS);
-	for_each_possible_cpu(c) {
-		struct vmstack_cpu_stats *st = &per_cpu_ptr(s->pcpu, c)->stats;
-
-		if (c >= s->nr_rings || (cpu >= 0 && c != cpu))
-			continue;
-		for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
-			sum[i] += local64_read(&st->counter[i]);
-	}
-}
-
-/* A nest @type of every counter in @v, and @cpu unless it is -1. */
-static int vmstack_put_counters(struct sk_buff *msg, int type, int cpu, const u64 *v)
-{
-	struct nlattr *nest = nla_nest_start(msg, type);
-	int i;
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (cpu >= 0 && nla_put_u32(msg, VMSTACK_CS_A_CPU, cpu))
-		goto cancel;
-	for (i = 0; i < VMSTACK_NR_COUNTERS; i++)
-		if (nla_put_u64_64bit(msg, VMSTACK_CS_A_FIRST_COUNTER + i, v[i],
-				      VMSTACK_CS_A_PAD))
-			goto cancel;
-	nla_nest_end(msg, nest);
-	return 0;
-
-cancel:
-	nla_nest_cancel(msg, nest);
-	return -EMSGSIZE;
-}
-
-/*
- * The handler time histogram of all CPUs together. An attribute's data is
- * only 4-byte aligned: each sum is copied in, never stored through a u64
- * pointer (UBSAN's alignment check caught that).
- */
-static int vmstack_put_hist(struct sk_buff *msg, struct vmstack_session *s)
-{
-	struct nlattr *attr;
-	unsigned int cpu, b;
-	u8 *data;
-	u64 sum;
-
-	attr = nla_reserve(msg, VMSTACK_A_HANDLER_HIST,
-			   sizeof(u64) * VMSTACK_HIST_BUCKETS);
-	if (!attr)
-		return -EMSGSIZE;
-	data = nla_data(attr);
-	for (b = 0; b < VMSTACK_HIST_BUCKETS; b++) {
-		sum = 0;
-		for_each_possible_cpu(cpu) {
-			if (cpu >= s->nr_rings)
-				break;
-			sum += READ_ONCE(per_cpu_ptr(s->pcpu, cpu)->stats.hist[b]);
-		}
-		memcpy(data + b * sizeof(sum), &sum, sizeof(sum));
-	}
-	return 0;
 }
 
 static int vmstack_nl_session_stats(struct sk_buff *skb, struct genl_info *info)
