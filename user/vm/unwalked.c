@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
-#include "lua_version.h"
+#include "vm/lua/lua_version.h"
 #include "file.h"
 #include "unwalked.h"
 
