@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3 run
- * a script whose comparator, called by table.sort (C -> Lua), spins in a
+ * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3, and
+ * Redis 7.0's redis-server by EVAL, run a script whose comparator, called by table.sort (C -> Lua), spins in a
  * Lua function; the test stops the process (ptrace) in luaV_execute,
  * copies its heap and stack into the fake address space, runs the
  * runtime's own program through the module's walker with the stopped
@@ -69,13 +69,14 @@ static int code_map(pid_t pid, const char *path, struct vmstack_map *m)
 	return ret;
 }
 
-/* The process's heap and stack (and a few small anonymous mappings) as fake memory. */
+/* The process's writable private mappings (up to 64 MB each) as fake memory. */
 static void mirror(pid_t pid)
 {
-	char name[64], line[512], perms[8], file[256];
+	char name[64], line[512], perms[8];
+	static uint64_t buf[8192];
 	unsigned long start, end, a;
 	unsigned int n = 0;
-	uint64_t word;
+	ssize_t got, j;
 	FILE *f;
 	int fd;
 
@@ -84,17 +85,18 @@ static void mirror(pid_t pid)
 	fd = open(name, O_RDONLY);
 	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
 	f = fopen(name, "r");
-	while (fd >= 0 && f && fgets(line, sizeof(line), f) && n < 8) {
-		*file = 0;
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &start, &end, perms, file) < 3 ||
-		    strcmp(perms, "rw-p") || end - start > (16UL << 20) ||
-		    (*file && strcmp(file, "[heap]") && strcmp(file, "[stack]")))
+	while (fd >= 0 && f && fgets(line, sizeof(line), f) && n < 64) {
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) < 3 ||
+		    strcmp(perms, "rw-p") || end - start > (64UL << 20))
 			continue;
 		fake_mem_map(start, end - start);
 		n++;
-		for (a = start; a < end; a += 8)
-			if (pread(fd, &word, 8, (off_t)a) == 8)
-				fake_put64(a, word);
+		for (a = start; a < end; a += sizeof(buf)) {
+			got = pread(fd, buf, end - a < sizeof(buf) ? end - a : sizeof(buf), (off_t)a);
+			for (j = 0; j < got / 8; j++)
+				if (buf[j])
+					fake_put64(a + 8 * (unsigned long)j, buf[j]);
+		}
 	}
 	if (f)
 		fclose(f);
@@ -119,11 +121,28 @@ static int stop_in(pid_t pid, uint64_t lo, uint64_t hi, struct user_regs_struct 
 	return -1;
 }
 
+/* Spawn @argv; its pid. */
+static pid_t spawn(char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 /*
- * Run @interp on the script, stop it in its loop, walk: the first VM
- * frames shown are spin and cmp, named as their chunk and first line.
+ * Stop @pid, running the script in @file (mapped as @code), in its loop
+ * and walk: the first VM frames shown are spin and cmp, named CHUNK:1
+ * and CHUNK:5.
  */
-static void live_lua(const char *rt_name, const char *interp)
+static void live_walk(const char *rt_name, pid_t pid, const char *code, const char *chunk)
 {
 	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
 	static struct vmstack_vm_found found;
@@ -133,24 +152,8 @@ static void live_lua(const char *rt_name, const char *interp)
 	static u64 ips[64];
 	unsigned int n, i, k = 0;
 	char why[256], want[2][64];
-	FILE *f;
-	pid_t pid;
 
-	if (geteuid() || access(interp, X_OK)) {
-		fprintf(stderr, "  %s: not installed or not root, skipped\n", interp);
-		return;
-	}
-	f = fopen(SCRIPT, "w");
-	CHECK(f && fputs(script, f) >= 0);
-	if (f)
-		fclose(f);
-	pid = fork();
-	if (!pid) {
-		execl(interp, interp, SCRIPT, (char *)NULL);
-		_exit(127);
-	}
-	usleep(200000);
-	CHECK(rt && !code_map(pid, interp, &m));
+	CHECK(rt && !code_map(pid, code, &m));
 	memset(&found, 0, sizeof(found));
 	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
 	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
@@ -172,8 +175,8 @@ static void live_lua(const char *rt_name, const char *interp)
 	n = vmstack_walk_user(&w);
 	/* The sampled frame is the loop's: its Lua frames stand in its place. */
 	CHECK(n >= 4 && vmstack_is_vmw(ips[0]) && vmstack_is_vmw(ips[2]));
-	snprintf(want[0], sizeof(want[0]), "%s:1", SCRIPT);
-	snprintf(want[1], sizeof(want[1]), "%s:5", SCRIPT);
+	snprintf(want[0], sizeof(want[0]), "%s:1", chunk);
+	snprintf(want[1], sizeof(want[1]), "%s:5", chunk);
 	for (i = 0; i < n && k < 2; i++) {
 		struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
 		struct vmstack_name_buf nb;
@@ -184,18 +187,38 @@ static void live_lua(const char *rt_name, const char *interp)
 		memset(&nb, 0, sizeof(nb));
 		CHECK(!rt->namer(found.build, pid, &fr, &nb));
 		if (strcmp(nb.function, want[k]))
-			fprintf(stderr, "  %s: frame %u is %s, not %s\n", interp, k, nb.function,
+			fprintf(stderr, "  %s: frame %u is %s, not %s\n", code, k, nb.function,
 				want[k]);
 		CHECK(!strcmp(nb.function, want[k]));
 		k++;
 		i++;	/* its pc */
 	}
 	if (k < 2)
-		fprintf(stderr, "  %s: %u of 2 Lua frames shown (%u words)\n", interp, k, n);
+		fprintf(stderr, "  %s: %u of 2 Lua frames shown (%u words)\n", code, k, n);
 	CHECK(k == 2);
+	vmstack_file_put(m.file);
+}
+
+/* @interp runs the script from a file. */
+static void live_lua(const char *rt_name, const char *interp)
+{
+	char *argv[] = { (char *)interp, (char *)SCRIPT, NULL };
+	FILE *f;
+	pid_t pid;
+
+	if (geteuid() || access(interp, X_OK)) {
+		fprintf(stderr, "  %s: not installed or not root, skipped\n", interp);
+		return;
+	}
+	f = fopen(SCRIPT, "w");
+	CHECK(f && fputs(script, f) >= 0);
+	if (f)
+		fclose(f);
+	pid = spawn(argv);
+	usleep(200000);
+	live_walk(rt_name, pid, interp, SCRIPT);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	vmstack_file_put(m.file);
 	unlink(SCRIPT);
 }
 
@@ -207,4 +230,36 @@ UNIT_TEST(lua53_live)
 UNIT_TEST(lua51_live)
 {
 	live_lua("lua5.1", "/usr/bin/lua5.1");
+}
+
+/*
+ * Redis 7.0's Lua 5.1 in redis-server (file redis-check-rdb): the same
+ * script by EVAL, whose chunk Redis names "@user_script"; L where the
+ * loop's prologue saved it (sp + 0x58).
+ */
+UNIT_TEST(lua51_live_redis)
+{
+	char *server[] = { "/usr/bin/redis-server", "--port", "0", "--unixsocket",
+			   "build/unit-redis.sock", "--save", "", "--appendonly", "no", NULL };
+	char *cli[] = { "/usr/bin/redis-cli", "-s", "build/unit-redis.sock", "EVAL",
+			(char *)script, "0", NULL };
+	pid_t srv, c;
+	int i;
+
+	if (geteuid() || access(server[0], X_OK) || access(cli[0], X_OK)) {
+		fprintf(stderr, "  redis-server: not installed or not root, skipped\n");
+		return;
+	}
+	unlink("build/unit-redis.sock");
+	srv = spawn(server);
+	for (i = 0; i < 100 && access("build/unit-redis.sock", F_OK); i++)
+		usleep(20000);
+	c = spawn(cli);
+	usleep(300000);
+	live_walk("lua5.1", srv, "/usr/bin/redis-check-rdb", "user_script");
+	kill(c, SIGKILL);
+	kill(srv, SIGKILL);
+	waitpid(c, NULL, 0);
+	waitpid(srv, NULL, 0);
+	unlink("build/unit-redis.sock");
 }
