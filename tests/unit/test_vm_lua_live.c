@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3, and
- * Redis 7.0's redis-server by EVAL, run a script whose comparator, called by table.sort (C -> Lua), spins in a
+ * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3, a C
+ * host of liblua5.3.so.0 (HAProxy's Lua), and Redis 7.0's redis-server
+ * by EVAL, run a script whose comparator, called by table.sort (C -> Lua), spins in a
  * Lua function; the test stops the process (ptrace) in luaV_execute,
  * copies its heap and stack into the fake address space, runs the
  * runtime's own program through the module's walker with the stopped
@@ -10,6 +11,7 @@
  * all checked against the real thing. Needs root (ptrace, /proc/PID/mem)
  * and the interpreters: skipped with a message without them.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -262,4 +264,46 @@ UNIT_TEST(lua51_live_redis)
 	waitpid(c, NULL, 0);
 	waitpid(srv, NULL, 0);
 	unlink("build/unit-redis.sock");
+}
+
+/*
+ * HAProxy's Lua: Debian's liblua5.3.so.0 in a C host (this test's child,
+ * which loads it with dlopen: no headers needed) running the script as
+ * chunk "@embedded.lua".
+ */
+UNIT_TEST(lua53_live_library)
+{
+	static const char lib[] = "/usr/lib/x86_64-linux-gnu/liblua5.3.so.0.0.0";
+	char real[512];
+	pid_t pid;
+
+	if (geteuid() || access(lib, R_OK) || !realpath(lib, real)) {
+		fprintf(stderr, "  %s: not installed or not root, skipped\n", lib);
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		void *(*newstate)(void);
+		void (*openlibs)(void *);
+		int (*load)(void *, const char *, size_t, const char *, const char *);
+		int (*pcallk)(void *, int, int, int, intptr_t, void *);
+		void *h = dlopen(lib, RTLD_NOW), *L;
+
+		if (!h)
+			_exit(127);
+		*(void **)&newstate = dlsym(h, "luaL_newstate");
+		*(void **)&openlibs = dlsym(h, "luaL_openlibs");
+		*(void **)&load = dlsym(h, "luaL_loadbufferx");
+		*(void **)&pcallk = dlsym(h, "lua_pcallk");
+		if (!newstate || !openlibs || !load || !pcallk || !(L = newstate()))
+			_exit(126);
+		openlibs(L);
+		if (load(L, script, sizeof(script) - 1, "@embedded.lua", NULL))
+			_exit(125);
+		_exit(pcallk(L, 0, 0, 0, 0, NULL));
+	}
+	usleep(200000);
+	live_walk("lua5.3", pid, real, "embedded.lua");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
