@@ -3,7 +3,9 @@
 # tree. Lua frames (chunk:line of the function) sit between C frames:
 # C -> Lua -> C -> Lua, the comparator table.sort calls under the function
 # that called table.sort, lua_call(k) between them; per-function shares
-# match the script's fixed CPU split (50/50) within 5 points.
+# match the script's fixed CPU split (50/50) within 5 points. HAProxy
+# 2.6 (liblua5.3, a Lua service in a coroutine under curl load) too, when
+# installed.
 . tests/guest/lib.sh
 script=tests/workloads/lua/known_old.lua
 # check FOLDED LABEL CHUNK ANCHOR: the samples under ANCHOR (an ERE: the
@@ -64,3 +66,58 @@ grep -q 'VM frames merged (Lua 5.1' /tmp/lold-redis.err || fail "redis-server's 
 sort -k2 -nr /tmp/lold-redis.folded | head -3 | cut -c1-400
 cp /tmp/lold-redis.folded "$VMSTACK_RESULTS/"
 check /tmp/lold-redis.folded "redis-server" user_script ';lua_pcall;'
+
+# HAProxy 2.6's Lua (Debian's liblua5.3.so.0): a Lua service under curl
+# load, run in a coroutine (lua_resume). HAProxy's hook yields every
+# tune.lua.forced-yield instructions; a coroutine resumed in the middle of
+# nested Lua calls runs each pending frame in a luaV_execute of its own,
+# called by lua_resume's unroll, so the callers of the innermost one are
+# in no native frame and are not shown: the split is measured with the
+# forced yield out of reach.
+if ! command -v haproxy >/dev/null || ! command -v curl >/dev/null; then
+	note "no haproxy or curl here: that case not run"
+	exit 0
+fi
+cat >/tmp/vmstack-haproxy.lua <<'LUA'
+local function spin(n) local x = 0 for i = 1, n do x = x + 1 end return x end
+local function heavy() return spin(300000) end
+local function cmp(a, b) spin(300000) return a < b end
+local function sorter() local t = {2, 1} table.sort(t, cmp) return t[1] end
+core.register_service("spin", "http", function(applet)
+	local r = tostring(heavy() + sorter())
+	applet:set_status(200)
+	applet:add_header("content-length", #r)
+	applet:start_response()
+	applet:send(r)
+end)
+LUA
+cat >/tmp/vmstack-haproxy.cfg <<'CFG'
+global
+	tune.lua.forced-yield 1000000000
+	lua-load /tmp/vmstack-haproxy.lua
+defaults
+	mode http
+	timeout client 30s
+	timeout server 30s
+	timeout connect 5s
+frontend spin
+	bind 127.0.0.1:18980
+	http-request use-service lua.spin
+CFG
+haproxy -f /tmp/vmstack-haproxy.cfg -db >/dev/null 2>&1 &
+hap=$!
+wait_until 10 curl -s -o /dev/null http://127.0.0.1:18980/ || { kill $hap; fail "haproxy did not start"; }
+load() { while :; do curl -s -o /dev/null http://127.0.0.1:18980/; done; }
+load & l1=$!
+load & l2=$!
+sleep $scale
+vmstack-record -F 999 -p $hap -d $((3 * span)) -o /tmp/lold-haproxy.folded 2>/tmp/lold-haproxy.err
+rc=$?
+kill $l1 $l2 $hap 2>/dev/null
+wait $l1 $l2 $hap 2>/dev/null
+cat /tmp/lold-haproxy.err
+[ $rc -eq 0 ] || fail "haproxy: record failed"
+grep -q 'VM frames merged (Lua 5.3' /tmp/lold-haproxy.err || fail "haproxy's Lua 5.3 not detected"
+sort -k2 -nr /tmp/lold-haproxy.folded | head -3 | cut -c1-400
+cp /tmp/lold-haproxy.folded "$VMSTACK_RESULTS/"
+check /tmp/lold-haproxy.folded "haproxy" vmstack-haproxy.lua ';lua_resume;'

@@ -2,8 +2,8 @@
 /*
  * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3, a C
  * host of liblua5.3.so.0 (HAProxy's Lua), and Redis 7.0's redis-server
- * by EVAL, run a script whose comparator, called by table.sort (C -> Lua), spins in a
- * Lua function; the test stops the process (ptrace) in luaV_execute,
+ * by EVAL, run a script whose comparator, called by table.sort (C ->
+ * Lua), spins in a Lua function; the test stops the process (ptrace) in luaV_execute,
  * copies its heap and stack into the fake address space, runs the
  * runtime's own program through the module's walker with the stopped
  * registers, and names the frames it shows from the live process: the

@@ -16,6 +16,11 @@
  * the layout's offsets, is refused, not guessed at.
  *
  * luaV_execute is not exported: lua_find.h finds it below lua_callk.
+ *
+ * Not shown: a coroutine resumed after yielding from nested Lua calls
+ * (HAProxy's forced yield, from a count hook) runs each pending frame in
+ * a luaV_execute of its own, called in turn by lua_resume's unroll; the
+ * running one is fresh, and its Lua callers wait in no native frame.
  */
 #include <string.h>
 
