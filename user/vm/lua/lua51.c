@@ -28,7 +28,6 @@
 
 #include "elf_facts.h"
 #include "file.h"
-#include "util.h"
 #include "vm/lua/lua51.h"
 #include "vm/lua/lua_find.h"
 #include "vm/lua/lua_version.h"
@@ -259,15 +258,6 @@ static int rbx_slot(const unsigned char *code, size_t len, int32_t *off)
 	return -1;
 }
 
-/* The process's code at @at is the file's at @vaddr (its first bytes). */
-static int same_code(Elf *elf, int pid, uint64_t vaddr, uint64_t at)
-{
-	unsigned char want[64], got[64];
-
-	return !vmstack_elf_read(elf, vaddr, want, sizeof(want)) &&
-	       !read_target(pid, at, got, sizeof(got)) && !memcmp(want, got, sizeof(want));
-}
-
 /*
  * Where the loop at @start has L (*@at), or a reason it cannot be
  * known in @why. @caller: the function seen calling it (luaD_call).
@@ -303,7 +293,6 @@ static enum vmstack_detect lua51_detect(const struct vmstack_map *m, int pid,
 	struct lua51_seen seen = { NULL, false, false };
 	struct lua51_state_at at = { false, 0 };
 	uint64_t lo, start, end, caller;
-	const char *err;
 	char version[32];
 	size_t i;
 
@@ -328,22 +317,9 @@ static enum vmstack_detect lua51_detect(const struct vmstack_map *m, int pid,
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
 	if (state_at(elf, &seen, start, caller, &at, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
-	if (pid && !same_code(elf, pid, start, m->start + (start - lo))) {
-		snprintf(why, len, "the process's luaV_execute differs from its file's");
-		return VMSTACK_DETECT_UNKNOWN;
-	}
 	vmstack_lua51_prog(seen.L, &at, &p);
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = m->start + (start - lo);
-	d->ranges[0].end = m->start + (end - lo);
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	err = vm_prog_end(&p, d);
-	if (err) {
-		snprintf(why, len, "its program does not assemble: %s", err);
+	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, d, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
-	}
 	f->prog = true;
 	f->build = seen.L;
 	f->build_name = seen.L->version;
@@ -364,7 +340,7 @@ const struct vmstack_runtime vmstack_rt_lua51 = {
 	.name = "lua5.1",
 	.alias = "lua51",
 	.label = "Lua 5.1",
-	.help = "Lua 5.1 in any mapped file of a known version (5.1.5: lua5.1, liblua5.1, Redis 7.0's own)",
+	.help = "Lua 5.1 in any mapped file of a known version (5.1.5: Debian's lua5.1, Redis 7.0's own)",
 	.detect = lua51_detect,
 	.namer = lua51_name,
 };

@@ -24,9 +24,7 @@
  */
 #include <string.h>
 
-#include "elf_facts.h"
 #include "file.h"
-#include "util.h"
 #include "vm/lua/lua53.h"
 #include "vm/lua/lua_find.h"
 #include "vm/lua/lua_version.h"
@@ -117,15 +115,6 @@ static int lua53_loop_test(const unsigned char *code, size_t len, void *arg)
 		 vmstack_lua_has(code, len, fresh, sizeof(fresh)));
 }
 
-/* The process's code at @at is the file's at @vaddr (its first bytes). */
-static int same_code(Elf *elf, int pid, uint64_t vaddr, uint64_t at)
-{
-	unsigned char want[64], got[64];
-
-	return !vmstack_elf_read(elf, vaddr, want, sizeof(want)) &&
-	       !read_target(pid, at, got, sizeof(got)) && !memcmp(want, got, sizeof(want));
-}
-
 static enum vmstack_detect lua53_detect(const struct vmstack_map *m, int pid,
 					struct vmstack_vm_found *f, char *why, size_t len)
 {
@@ -134,7 +123,6 @@ static enum vmstack_detect lua53_detect(const struct vmstack_map *m, int pid,
 	struct vmstack_vm_desc4 *d = &f->desc4;
 	static struct vm_prog p;	/* 6 KB: not on the stack */
 	uint64_t lo, start, end;
-	const char *err;
 	char version[32];
 	size_t i;
 
@@ -157,22 +145,9 @@ static enum vmstack_detect lua53_detect(const struct vmstack_map *m, int pid,
 	}
 	if (start < lo || end > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
-	if (pid && !same_code(elf, pid, start, m->start + (start - lo))) {
-		snprintf(why, len, "the process's luaV_execute differs from its file's");
-		return VMSTACK_DETECT_UNKNOWN;
-	}
 	vmstack_lua53_prog(L, &p);
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = m->start + (start - lo);
-	d->ranges[0].end = m->start + (end - lo);
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	err = vm_prog_end(&p, d);
-	if (err) {
-		snprintf(why, len, "its program does not assemble: %s", err);
+	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, d, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
-	}
 	f->prog = true;
 	f->build = L;
 	f->build_name = L->version;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "elf_facts.h"
+#include "maps.h"
 #include "unwind/cfi.h"
+#include "util.h"
 #include "vm/lua/lua_find.h"
+#include "vm/prog.h"
 
 #define LOOP_HEAD	96	/* bytes of a function's start a test sees */
 #define MAX_FUNCS	64	/* functions looked at, all levels */
@@ -81,6 +85,33 @@ int vmstack_lua_find_loop(Elf *elf, const char *api, unsigned int depth,
 		return -1;
 	if (caller)
 		*caller = found_by;
+	return 0;
+}
+
+int vmstack_lua_desc4(const struct vmstack_map *m, int pid, Elf *elf, uint64_t lo,
+		      uint64_t start, uint64_t end, struct vm_prog *p,
+		      struct vmstack_vm_desc4 *d, char *why, size_t len)
+{
+	unsigned char want[64], got[64];
+	const char *err;
+
+	if (pid && (vmstack_elf_read(elf, start, want, sizeof(want)) ||
+		    read_target(pid, m->start + (start - lo), got, sizeof(got)) ||
+		    memcmp(want, got, sizeof(want)))) {
+		snprintf(why, len, "the process's luaV_execute differs from its file's");
+		return -1;
+	}
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
+	d->ranges[0].start = m->start + (start - lo);
+	d->ranges[0].end = m->start + (end - lo);
+	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	err = vm_prog_end(p, d);
+	if (err) {
+		snprintf(why, len, "its program does not assemble: %s", err);
+		return -1;
+	}
 	return 0;
 }
 

@@ -29,6 +29,21 @@ int vmstack_lua_find_loop(Elf *elf, const char *api, unsigned int depth,
 			  lua_loop_test *test, void *arg, uint64_t *lo, uint64_t *hi,
 			  uint64_t *caller);
 
+struct vmstack_map;
+struct vm_prog;
+struct vmstack_vm_desc4;
+
+/*
+ * The descriptor of the loop [start, end) (link-time addresses) of
+ * mapping @m, whose link-time address is @lo: program @p, the loop's
+ * native frames left by their own unwind rules. With @pid, first
+ * checked that the process runs the file's code there. 0, or -1 with
+ * why in @why.
+ */
+int vmstack_lua_desc4(const struct vmstack_map *m, int pid, Elf *elf, uint64_t lo,
+		      uint64_t start, uint64_t end, struct vm_prog *p,
+		      struct vmstack_vm_desc4 *d, char *why, size_t len);
+
 /* Whether @code holds the @n bytes of @what. */
 int vmstack_lua_has(const unsigned char *code, size_t len, const unsigned char *what,
 		    size_t n);
