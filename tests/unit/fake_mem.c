@@ -6,7 +6,7 @@
 #include "unit.h"
 #include "walk_host.h"
 
-#define MAX_REGIONS 8
+#define MAX_REGIONS 64	/* a live process's writable mappings: test_vm_lua_live.c */
 
 static struct {
 	uint64_t base;

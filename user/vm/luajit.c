@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
-#include "lua_name.h"
+#include "vm/lua/lua_name.h"
 #include "luajit.h"
 #include "runtime.h"
 #include "file.h"

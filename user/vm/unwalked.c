@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
-#include "lua_version.h"
+#include "vm/lua/lua_version.h"
 #include "file.h"
 #include "unwalked.h"
 
@@ -28,10 +28,14 @@ static int read_string(Elf *elf, uint64_t vaddr, size_t size, char *buf, size_t 
 	return 0;
 }
 
-/* PUC Lua by the version in lua_ident; Lua 5.4 is walked (lua54.c). */
+/*
+ * PUC Lua by the version in lua_ident; 5.1, 5.3 and 5.4 are walked
+ * (user/vm/lua/), and a build of theirs they do not know they name.
+ */
 static int lua_holds(Elf *elf, char *ver, size_t len)
 {
-	if (vmstack_lua_version(elf, ver, len) || !strncmp(ver, "Lua 5.4", 7))
+	if (vmstack_lua_version(elf, ver, len) || !strncmp(ver, "Lua 5.1", 7) ||
+	    !strncmp(ver, "Lua 5.3", 7) || !strncmp(ver, "Lua 5.4", 7))
 		return -1;
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 
-#include "lua_name.h"
+#include "vm/lua/lua_name.h"
 
 void vmstack_lua_name(struct vmstack_name_buf *out, const char *prefix,
 		      const char *chunk, int line)

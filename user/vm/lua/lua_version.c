@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
-#include "lua_version.h"
+#include "vm/lua/lua_version.h"
 
 int vmstack_lua_version(Elf *elf, char *buf, size_t len)
 {

@@ -25,9 +25,9 @@
 
 #include "unwind/cfi.h"
 #include "elf_facts.h"
-#include "lua_name.h"
-#include "lua_version.h"
-#include "runtime.h"
+#include "vm/lua/lua_name.h"
+#include "vm/lua/lua_version.h"
+#include "vm/runtime.h"
 #include "file.h"
 #include "util.h"
 

@@ -1,0 +1,123 @@
+# Lua 5.1 and 5.3 (Debian's lua5.1 and lua5.3, unmodified) and Redis 7.0's
+# own Lua 5.1 (redis-server, EVAL in a loop): a script with a known call
+# tree. Lua frames (chunk:line of the function) sit between C frames:
+# C -> Lua -> C -> Lua, the comparator table.sort calls under the function
+# that called table.sort, lua_call(k) between them; per-function shares
+# match the script's fixed CPU split (50/50) within 5 points. HAProxy
+# 2.6 (liblua5.3, a Lua service in a coroutine under curl load) too, when
+# installed.
+. tests/guest/lib.sh
+script=tests/workloads/lua/known_old.lua
+# check FOLDED LABEL CHUNK ANCHOR: the samples under ANCHOR (an ERE: the
+# C entry to Lua) show CHUNK's frames; heavy (line 2) and cmp (line 3)
+# split the Lua part 50/50; cmp sits under sorter (line 4) with the sort's
+# C frames and lua_call(k) between.
+check() {
+	local f=$1 label=$2 chunk=$3 anchor=$4 total
+	share() { stack_share "$f" "$1"; }
+	total=$(stack_count "$f" "$anchor")
+	local in=$(share "$anchor")
+	local lua=$(share "$anchor.*$chunk:[0-9]+_\[vm\]")
+	local h=$(share "$chunk:2_\[vm\]") c=$(share "$chunk:3_\[vm\]")
+	local chain=$(share "$chunk:4_\[vm\];.*lua_callk?;.*$chunk:3_\[vm\]")
+	local cut=$(share 'vm stack cut')
+	note "$label: $total samples under the C entry ($in% of all), with Lua frames $lua%, heavy $h% cmp $c% (expected 50/50 of the Lua part), cmp under sorter through lua_call $chain%, VM part cut $cut%"
+	[ "$total" -ge 300 ] || fail "$label: too few samples"
+	[ "$lua" -ge $((in * 90 / 100)) ] || fail "$label: under 90% of the samples in Lua show Lua frames"
+	awk -v h=$h -v c=$c -v t=$((h + c)) 'BEGIN {
+		if (!t) exit 1
+		d1 = 100 * h / t - 50; d2 = 100 * c / t - 50
+		exit !(d1 * d1 < 25 && d2 * d2 < 25) }' ||
+		fail "$label: function shares off the known split by more than 5 points"
+	[ "$chain" -ge $((c - 2)) ] || fail "$label: cmp not under sorter with the C frames between"
+	[ "$cut" -le 2 ] || fail "$label: more than 2% of VM stacks cut"
+}
+for v in 5.1 5.3; do
+	vmstack-record -F 999 -o /tmp/lold$v.folded -- lua$v $script $((3 * span)) 2>/tmp/lold$v.err ||
+		{ cat /tmp/lold$v.err; fail "lua$v: record failed"; }
+	cat /tmp/lold$v.err
+	grep -q "VM frames merged (Lua $v" /tmp/lold$v.err || fail "Lua $v not detected"
+	sort -k2 -nr /tmp/lold$v.folded | head -3 | cut -c1-400
+	check /tmp/lold$v.folded "lua$v" known_old.lua ';__libc_start_(call_)?main;'
+	cp /tmp/lold$v.folded "$VMSTACK_RESULTS/"
+done
+
+# Redis's own Lua 5.1, EVAL in a loop (Redis listens on a socket only).
+# Its chunk is "@user_script"; a count stands in for os.clock.
+sock=/tmp/vmstack-redis-old.sock
+redis-server --port 0 --unixsocket $sock --save '' --appendonly no >/dev/null &
+redis=$!
+wait_until 10 redis-cli -s $sock ping >/dev/null || { kill $redis; fail "redis-server did not start"; }
+eval_script='local function spin(n) local x = 0 for i = 1, n do x = x + 1 end return x end
+local function heavy() return spin(2000000) end
+local function cmp(a, b) spin(2000000) return a < b end
+local function sorter() local t = {2, 1} table.sort(t, cmp) return t[1] end
+return heavy() + sorter()'
+redis-cli -s $sock -r 1000000 EVAL "$eval_script" 0 >/dev/null 2>&1 &
+cli=$!
+sleep $scale
+vmstack-record -F 999 -p $redis -d $((3 * span)) -o /tmp/lold-redis.folded 2>/tmp/lold-redis.err
+rc=$?
+kill $cli $redis 2>/dev/null
+wait $cli $redis 2>/dev/null
+cat /tmp/lold-redis.err
+[ $rc -eq 0 ] || fail "redis-server: record failed"
+grep -q 'VM frames merged (Lua 5.1' /tmp/lold-redis.err || fail "redis-server's Lua 5.1 not detected"
+sort -k2 -nr /tmp/lold-redis.folded | head -3 | cut -c1-400
+cp /tmp/lold-redis.folded "$VMSTACK_RESULTS/"
+check /tmp/lold-redis.folded "redis-server" user_script ';lua_pcall;'
+
+# HAProxy 2.6's Lua (Debian's liblua5.3.so.0): a Lua service under curl
+# load, run in a coroutine (lua_resume). HAProxy's hook yields every
+# tune.lua.forced-yield instructions; a coroutine resumed in the middle of
+# nested Lua calls runs each pending frame in a luaV_execute of its own,
+# called by lua_resume's unroll, so the callers of the innermost one are
+# in no native frame and are not shown: the split is measured with the
+# forced yield out of reach.
+if ! command -v haproxy >/dev/null || ! command -v curl >/dev/null; then
+	note "no haproxy or curl here: that case not run"
+	exit 0
+fi
+cat >/tmp/vmstack-haproxy.lua <<'LUA'
+local function spin(n) local x = 0 for i = 1, n do x = x + 1 end return x end
+local function heavy() return spin(300000) end
+local function cmp(a, b) spin(300000) return a < b end
+local function sorter() local t = {2, 1} table.sort(t, cmp) return t[1] end
+core.register_service("spin", "http", function(applet)
+	local r = tostring(heavy() + sorter())
+	applet:set_status(200)
+	applet:add_header("content-length", #r)
+	applet:start_response()
+	applet:send(r)
+end)
+LUA
+cat >/tmp/vmstack-haproxy.cfg <<'CFG'
+global
+	tune.lua.forced-yield 1000000000
+	lua-load /tmp/vmstack-haproxy.lua
+defaults
+	mode http
+	timeout client 30s
+	timeout server 30s
+	timeout connect 5s
+frontend spin
+	bind 127.0.0.1:18980
+	http-request use-service lua.spin
+CFG
+haproxy -f /tmp/vmstack-haproxy.cfg -db >/dev/null 2>&1 &
+hap=$!
+wait_until 10 curl -s -o /dev/null http://127.0.0.1:18980/ || { kill $hap; fail "haproxy did not start"; }
+load() { while :; do curl -s -o /dev/null http://127.0.0.1:18980/; done; }
+load & l1=$!
+load & l2=$!
+sleep $scale
+vmstack-record -F 999 -p $hap -d $((3 * span)) -o /tmp/lold-haproxy.folded 2>/tmp/lold-haproxy.err
+rc=$?
+kill $l1 $l2 $hap 2>/dev/null
+wait $l1 $l2 $hap 2>/dev/null
+cat /tmp/lold-haproxy.err
+[ $rc -eq 0 ] || fail "haproxy: record failed"
+grep -q 'VM frames merged (Lua 5.3' /tmp/lold-haproxy.err || fail "haproxy's Lua 5.3 not detected"
+sort -k2 -nr /tmp/lold-haproxy.folded | head -3 | cut -c1-400
+cp /tmp/lold-haproxy.folded "$VMSTACK_RESULTS/"
+check /tmp/lold-haproxy.folded "haproxy" vmstack-haproxy.lua ';lua_resume;'

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3, a C
+ * host of liblua5.3.so.0 (HAProxy's Lua), and Redis 7.0's redis-server
+ * by EVAL, run a script whose comparator, called by table.sort (C ->
+ * Lua), spins in a Lua function; the test stops the process (ptrace) in luaV_execute,
+ * copies its heap and stack into the fake address space, runs the
+ * runtime's own program through the module's walker with the stopped
+ * registers, and names the frames it shows from the live process: the
+ * layout, the loop's register, the activation's bottom and the namer,
+ * all checked against the real thing. Needs root (ptrace, /proc/PID/mem)
+ * and the interpreters: skipped with a message without them.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_mem.h"
+#include "file.h"
+#include "unit.h"
+#include "vm/runtime.h"
+#include "walk.h"
+
+#define SCRIPT	"build/unit-lua-live.lua"
+
+/* Lines 1 and 5 define spin and cmp: their names are SCRIPT:1, SCRIPT:5. */
+static const char script[] =
+	"local function spin()\n"
+	"  local i = 0\n"
+	"  while true do i = i + 1 end\n"
+	"end\n"
+	"local function cmp(a, b)\n"
+	"  spin()\n"
+	"  return a < b\n"
+	"end\n"
+	"table.sort({3, 2, 1}, cmp)\n";
+
+/* The executable mapping of @path in @pid, in @m (its file got). */
+static int code_map(pid_t pid, const char *path, struct vmstack_map *m)
+{
+	char name[64], line[512], perms[8], file[256];
+	unsigned long start, end, offset;
+	struct stat st;
+	FILE *f;
+	int ret = -1;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		*file = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %255s", &start, &end, perms, &offset,
+			   file) < 4 || strcmp(perms, "r-xp") || strcmp(file, path) ||
+		    stat(path, &st))
+			continue;
+		m->start = start, m->end = end, m->offset = offset;
+		m->path = (char *)path;
+		m->file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
+		ret = 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* The process's writable private mappings (up to 64 MB each) as fake memory. */
+static void mirror(pid_t pid)
+{
+	char name[64], line[512], perms[8];
+	static uint64_t buf[8192];
+	unsigned long start, end, a;
+	unsigned int n = 0;
+	ssize_t got, j;
+	FILE *f;
+	int fd;
+
+	fake_mem_reset();
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	fd = open(name, O_RDONLY);
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "r");
+	while (fd >= 0 && f && fgets(line, sizeof(line), f) && n < 64) {
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) < 3 ||
+		    strcmp(perms, "rw-p") || end - start > (64UL << 20))
+			continue;
+		fake_mem_map(start, end - start);
+		n++;
+		for (a = start; a < end; a += sizeof(buf)) {
+			got = pread(fd, buf, end - a < sizeof(buf) ? end - a : sizeof(buf), (off_t)a);
+			for (j = 0; j < got / 8; j++)
+				if (buf[j])
+					fake_put64(a + 8 * (unsigned long)j, buf[j]);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Stop @pid (seized) with its pc in [lo, hi); 0, or -1. */
+static int stop_in(pid_t pid, uint64_t lo, uint64_t hi, struct user_regs_struct *r)
+{
+	int i, status;
+
+	for (i = 0; i < 200; i++) {
+		if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) || waitpid(pid, &status, 0) != pid ||
+		    ptrace(PTRACE_GETREGS, pid, 0, r))
+			return -1;
+		if (r->rip >= lo && r->rip < hi)
+			return 0;
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		usleep(5000);
+	}
+	return -1;
+}
+
+/* Spawn @argv; its pid. */
+static pid_t spawn(char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Stop @pid, running the script in @file (mapped as @code), in its loop
+ * and walk: the first VM frames shown are spin and cmp, named CHUNK:1
+ * and CHUNK:5.
+ */
+static void live_walk(const char *rt_name, pid_t pid, const char *code, const char *chunk)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
+	static struct vmstack_vm_found found;
+	struct vmstack_map m = { 0 };
+	struct user_regs_struct r;
+	struct vmstack_walk w;
+	static u64 ips[64];
+	unsigned int n, i, k = 0;
+	char why[256], want[2][64];
+
+	CHECK(rt && !code_map(pid, code, &m));
+	memset(&found, 0, sizeof(found));
+	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	CHECK(!stop_in(pid, found.desc4.ranges[0].start, found.desc4.ranges[0].end, &r));
+	mirror(pid);
+	memset(&w, 0, sizeof(w));
+	w.vms = &found.desc4;
+	w.nr_vms = 1;
+	w.ip = r.rip;
+	w.sp = r.rsp;
+	w.regs[VMSTACK_VM_REG_RBP] = r.rbp;
+	w.regs[VMSTACK_VM_REG_RBX] = r.rbx;
+	w.regs[VMSTACK_VM_REG_R12] = r.r12;
+	w.tid = (u32)pid;
+	w.ips = ips;
+	w.max = 64;
+	w.reads_left = VMSTACK_MAX_READS;
+	w.deadline = ~0ULL;
+	n = vmstack_walk_user(&w);
+	/* The sampled frame is the loop's: its Lua frames stand in its place. */
+	CHECK(n >= 4 && vmstack_is_vmw(ips[0]) && vmstack_is_vmw(ips[2]));
+	snprintf(want[0], sizeof(want[0]), "%s:1", chunk);
+	snprintf(want[1], sizeof(want[1]), "%s:5", chunk);
+	for (i = 0; i < n && k < 2; i++) {
+		struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
+		struct vmstack_name_buf nb;
+
+		if (!vmstack_is_vmw(ips[i]) || vmstack_vmw_kind(ips[i]) != VMSTACK_VMW_SCRIPT)
+			continue;
+		fr.value = ips[i] & VMSTACK_VMW_VALUE_MASK;
+		memset(&nb, 0, sizeof(nb));
+		CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		if (strcmp(nb.function, want[k]))
+			fprintf(stderr, "  %s: frame %u is %s, not %s\n", code, k, nb.function,
+				want[k]);
+		CHECK(!strcmp(nb.function, want[k]));
+		k++;
+		i++;	/* its pc */
+	}
+	if (k < 2)
+		fprintf(stderr, "  %s: %u of 2 Lua frames shown (%u words)\n", code, k, n);
+	CHECK(k == 2);
+	vmstack_file_put(m.file);
+}
+
+/* @interp runs the script from a file. */
+static void live_lua(const char *rt_name, const char *interp)
+{
+	char *argv[] = { (char *)interp, (char *)SCRIPT, NULL };
+	FILE *f;
+	pid_t pid;
+
+	if (geteuid() || access(interp, X_OK)) {
+		fprintf(stderr, "  %s: not installed or not root, skipped\n", interp);
+		return;
+	}
+	f = fopen(SCRIPT, "w");
+	CHECK(f && fputs(script, f) >= 0);
+	if (f)
+		fclose(f);
+	pid = spawn(argv);
+	usleep(200000);
+	live_walk(rt_name, pid, interp, SCRIPT);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(SCRIPT);
+}
+
+UNIT_TEST(lua53_live)
+{
+	live_lua("lua5.3", "/usr/bin/lua5.3");
+}
+
+UNIT_TEST(lua51_live)
+{
+	live_lua("lua5.1", "/usr/bin/lua5.1");
+}
+
+/*
+ * Redis 7.0's Lua 5.1 in redis-server (file redis-check-rdb): the same
+ * script by EVAL, whose chunk Redis names "@user_script"; L where the
+ * loop's prologue saved it (sp + 0x58).
+ */
+UNIT_TEST(lua51_live_redis)
+{
+	char *server[] = { "/usr/bin/redis-server", "--port", "0", "--unixsocket",
+			   "build/unit-redis.sock", "--save", "", "--appendonly", "no", NULL };
+	char *cli[] = { "/usr/bin/redis-cli", "-s", "build/unit-redis.sock", "EVAL",
+			(char *)script, "0", NULL };
+	pid_t srv, c;
+	int i;
+
+	if (geteuid() || access(server[0], X_OK) || access(cli[0], X_OK)) {
+		fprintf(stderr, "  redis-server: not installed or not root, skipped\n");
+		return;
+	}
+	unlink("build/unit-redis.sock");
+	srv = spawn(server);
+	for (i = 0; i < 100 && access("build/unit-redis.sock", F_OK); i++)
+		usleep(20000);
+	c = spawn(cli);
+	usleep(300000);
+	live_walk("lua5.1", srv, "/usr/bin/redis-check-rdb", "user_script");
+	kill(c, SIGKILL);
+	kill(srv, SIGKILL);
+	waitpid(c, NULL, 0);
+	waitpid(srv, NULL, 0);
+	unlink("build/unit-redis.sock");
+}
+
+/*
+ * HAProxy's Lua: Debian's liblua5.3.so.0 in a C host (this test's child,
+ * which loads it with dlopen: no headers needed) running the script as
+ * chunk "@embedded.lua".
+ */
+UNIT_TEST(lua53_live_library)
+{
+	static const char lib[] = "/usr/lib/x86_64-linux-gnu/liblua5.3.so.0.0.0";
+	char real[512];
+	pid_t pid;
+
+	if (geteuid() || access(lib, R_OK) || !realpath(lib, real)) {
+		fprintf(stderr, "  %s: not installed or not root, skipped\n", lib);
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		void *(*newstate)(void);
+		void (*openlibs)(void *);
+		int (*load)(void *, const char *, size_t, const char *, const char *);
+		int (*pcallk)(void *, int, int, int, intptr_t, void *);
+		void *h = dlopen(lib, RTLD_NOW), *L;
+
+		if (!h)
+			_exit(127);
+		*(void **)&newstate = dlsym(h, "luaL_newstate");
+		*(void **)&openlibs = dlsym(h, "luaL_openlibs");
+		*(void **)&load = dlsym(h, "luaL_loadbufferx");
+		*(void **)&pcallk = dlsym(h, "lua_pcallk");
+		if (!newstate || !openlibs || !load || !pcallk || !(L = newstate()))
+			_exit(126);
+		openlibs(L);
+		if (load(L, script, sizeof(script) - 1, "@embedded.lua", NULL))
+			_exit(125);
+		_exit(pcallk(L, 0, 0, 0, 0, NULL));
+	}
+	usleep(200000);
+	live_walk("lua5.3", pid, real, "embedded.lua");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
