@@ -11,7 +11,7 @@
 
 #include "py311_lines_vectors.h"
 #include "unit.h"
-#include "vm/cpython_lines.h"
+#include "vm/cpython/cpython_lines.h"
 
 #define NVEC ((int)(sizeof(py311_lines_vectors) / sizeof(py311_lines_vectors[0])))
 
