@@ -13,6 +13,7 @@
 #define HEAP_LEN	0x40000UL
 
 static u64 heap_next;
+unsigned int shape_tid = SHAPE_TID;
 
 void shape_mem(void)
 {
@@ -22,6 +23,7 @@ void shape_mem(void)
 	/* The static TLS block: the variables sit below the fs base. */
 	fake_mem_map(SHAPE_FS - 0x1000, 0x2000);
 	heap_next = HEAP + 0x100;
+	shape_tid = SHAPE_TID;
 }
 
 u64 shape_alloc(u64 size)
@@ -75,6 +77,35 @@ void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p)
 	CHECK(err == NULL);
 }
 
+/* The walk from native frame @frame of the sandwich, at @ip: its words in @ips. */
+static unsigned int walk(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+			 unsigned int frame, const unsigned long *regs, u64 *ips, unsigned int max)
+{
+	native_frames();
+	memset(w, 0, sizeof(*w));
+	memset(ips, 0, max * sizeof(*ips));
+	w->vms = d;
+	w->nr_vms = 1;
+	if (regs)
+		memcpy(w->regs, regs, sizeof(w->regs));
+	w->ip = ip;
+	w->sp = shape_frame_bp(frame) - 0x40;
+	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
+	w->tid = shape_tid;
+	w->tls = SHAPE_FS;
+	w->ips = ips;
+	w->max = max;
+	w->reads_left = VMSTACK_MAX_READS;
+	w->deadline = ~0ULL;
+	return vmstack_walk_user(w);
+}
+
+unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
+			    u64 *ips, unsigned int max)
+{
+	return walk(d, w, SHAPE_LEAF, 0, NULL, ips, max);
+}
+
 void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 		      const u64 *want, unsigned int n)
 {
@@ -89,23 +120,7 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 	unsigned int i, got;
 	bool same;
 
-	native_frames();
-	memset(w, 0, sizeof(*w));
-	memset(ips, 0, sizeof(ips));
-	w->vms = d;
-	w->nr_vms = 1;
-	if (regs)
-		memcpy(w->regs, regs, sizeof(w->regs));
-	w->ip = ip;
-	w->sp = shape_frame_bp(frame) - 0x40;
-	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
-	w->tid = SHAPE_TID;
-	w->tls = SHAPE_FS;
-	w->ips = ips;
-	w->max = 64;
-	w->reads_left = VMSTACK_MAX_READS;
-	w->deadline = ~0ULL;
-	got = vmstack_walk_user(w);
+	got = walk(d, w, ip, frame, regs, ips, 64);
 	same = got == n;
 	for (i = 0; same && i < n; i++)
 		same = ips[i] == want[i];
