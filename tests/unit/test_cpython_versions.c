@@ -98,6 +98,10 @@ UNIT_TEST(cpython_pyenv_builds_found)
 		CHECK(f.desc4.ranges[0].start == MAP_START + v->eval &&
 		      f.desc4.ranges[0].end == MAP_START + v->eval + v->eval_size);
 		CHECK(f.desc4.prog_len > 0 && f.desc4.flags == VMSTACK_VM4_F_NATIVE_STEP);
+		/* What the module will check at VM_ADD. */
+		CHECK(vmstack_vm_desc4_check(&f.desc4) == NULL);
+		fprintf(stderr, "  its program: %u instructions, %u constants\n", f.desc4.prog_len,
+			f.desc4.nr_consts);
 		b = f.build;
 		if (!b)
 			continue;
