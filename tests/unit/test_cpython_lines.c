@@ -192,3 +192,24 @@ UNIT_TEST(py311_lines_garbage)
 		free(t);
 	}
 }
+
+/*
+ * 3.10's line table (pairs: bytes covered, signed line delta; -128: no
+ * line), by hand: 6 bytes at +1, a zero-width +2, 4 bytes without a line,
+ * 2 bytes at +1 from the line before them.
+ */
+UNIT_TEST(py310_lines_by_hand)
+{
+	static const unsigned char t[] = { 6, 1, 0, 2, 4, 0x80, 2, 1 };
+
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, -2) == 10);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 0) == 11);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 5) == 11);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 6) == -1);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 9) == -1);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 10) == 14);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 11) == 14);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 12) == -1);
+	CHECK(vmstack_py310_line(t, 7, 10, 10) == -1);	/* a torn pair is not read */
+	CHECK(vmstack_py310_line(NULL, 0, 7, 0) == -1);
+}

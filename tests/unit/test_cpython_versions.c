@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,13 +35,16 @@ struct version {
 	uint64_t eval, eval_size;	/* _PyEval_EvalFrameDefault in the file */
 	const char *build_name;
 	int32_t rt_interp_head, is_threads_head, ts_native_tid, fr_owner, co_code;
+	int32_t str_ascii_data, str_compact_data;
 };
 
 static const struct version versions[] = {
+	{ "3.10.13", "10", 0x65540, 38051, "CPython 3.10.13 (layout from DWARF)",
+	  32, 8, -1, -1, -1, 48, 72 },
 	{ "3.12.1", "12", 0x10bdc0, 51245, "CPython 3.12.1 (layout from DWARF)",
-	  40, 72, 144, 70, 192 },
+	  40, 72, 144, 70, 192, 40, 56 },
 	{ "3.13.0", "13", 0x8b8e0, 48125, "CPython 3.13.0 (layout from _Py_DebugOffsets = DWARF)",
-	  632, 7344, 160, 70, 200 },
+	  632, 7344, 160, 70, 200, 40, 56 },
 };
 
 static void pyenv_path(char *buf, size_t len, const struct version *v, const char *what)
@@ -108,8 +113,9 @@ UNIT_TEST(cpython_pyenv_builds_found)
 		CHECK(b->L.rt_interp_head == v->rt_interp_head &&
 		      b->L.is_threads_head == v->is_threads_head &&
 		      b->L.ts_native_tid == v->ts_native_tid && b->L.fr_owner == v->fr_owner &&
-		      b->L.co_code == v->co_code && b->L.owner_cstack == 3 &&
-		      b->L.str_ascii_data == 40 && b->L.str_compact_data == 56);
+		      b->L.co_code == v->co_code && b->L.owner_cstack == (v->fr_owner < 0 ? -1 : 3) &&
+		      b->L.str_ascii_data == v->str_ascii_data &&
+		      b->L.str_compact_data == v->str_compact_data);
 		/* Detected again: the same build, DWARF not read twice. */
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES && f.build == b);
 	}
@@ -150,7 +156,7 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 	uint64_t head;
 	FILE *fp;
 
-	pyenv_path(path, sizeof(path), &versions[1], "lib/libpython");
+	pyenv_path(path, sizeof(path), &versions[2], "lib/libpython");
 	fp = fopen(path, "r");
 	if (!fp) {
 		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
@@ -191,7 +197,9 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 /*
  * C -> Python -> C -> Python: <module> calls g, g calls sorted (C), whose
  * key f (Python) sleeps (C, the GIL released). Lines: f's time.sleep is
- * line 5, g's sorted line 8, <module>'s g() line 9.
+ * line 5, g's sorted line 8, <module>'s g() line 9. In 3.10 each Python
+ * call is an activation of its own: the fake native stack holds two, so
+ * <module> calls sorted itself there (script310, line 7).
  */
 static const char script[] =
 	"import sys, time\n"
@@ -203,9 +211,17 @@ static const char script[] =
 	"def g():\n"
 	"    return sorted([1], key=f)\n"
 	"g()\n";
+static const char script310[] =
+	"import sys, time\n"
+	"def f(x):\n"
+	"    sys.stdout.write('ready\\n')\n"
+	"    sys.stdout.flush()\n"
+	"    time.sleep(30)\n"
+	"    return x\n"
+	"sorted([1], key=f)\n";
 
 /*
- * Whether @pid's main thread sleeps in clock_nanosleep (time.sleep), as
+ * Whether @pid's main thread sleeps in time.sleep's system call, as
  * /proc/PID/syscall shows it: "ready" is written before, and a walk
  * between the two would see another line.
  */
@@ -216,13 +232,14 @@ static bool in_sleep(int pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
 	text = read_file(path, 4096);
-	yes = text && !strncmp(text, "230 ", 4);	/* __NR_clock_nanosleep, x86-64 */
+	/* x86-64: clock_nanosleep (3.11+), pselect6 (3.10's time.sleep) */
+	yes = text && (!strncmp(text, "230 ", 4) || !strncmp(text, "270 ", 4));
 	free(text);
 	return yes;
 }
 
 /* A child running @python on the script, stopped in time.sleep; its pid, or -1. */
-static int start_python(const char *python)
+static int start_python(const char *python, const char *code)
 {
 	int fds[2], pid, i = 0;
 	char buf[16] = "";
@@ -234,7 +251,7 @@ static int start_python(const char *python)
 	if (pid == 0) {
 		dup2(fds[1], 1);
 		close(fds[0]);
-		execl(python, python, "-c", script, (char *)NULL);
+		execl(python, python, "-c", code, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -250,6 +267,21 @@ static int start_python(const char *python)
 		return -1;
 	}
 	return pid;
+}
+
+/* @pid's main thread's fs base (3.10 keys its threads by it), or 0. */
+static u64 fs_base(int pid)
+{
+	struct user_regs_struct regs;
+	u64 fs = 0;
+	int status;
+
+	if (ptrace(PTRACE_ATTACH, pid, 0, 0))
+		return 0;
+	if (waitpid(pid, &status, 0) == pid && !ptrace(PTRACE_GETREGS, pid, 0, &regs))
+		fs = regs.fs_base;
+	ptrace(PTRACE_DETACH, pid, 0, 0);
+	return fs;
 }
 
 /* The live mapping of @lib's code in @pid, with its file object. */
@@ -307,7 +339,7 @@ static void live_version(const struct version *v)
 			: "no pyenv python");
 		return;
 	}
-	pid = start_python(python);
+	pid = start_python(python, strcmp(v->minor, "10") ? script : script310);
 	CHECK(pid > 0);
 	if (pid <= 0)
 		return;
@@ -321,17 +353,31 @@ static void live_version(const struct version *v)
 		d.ranges[0].end = SHAPE_VM_HI;
 		shape_mem();
 		shape_tid = (unsigned int)pid;	/* the main thread's native_thread_id */
+		shape_tls = fs_base(pid);
+		CHECK(shape_tls != 0);
 		fake_mem_process(pid);
 		n = shape_walk_ips(&d, &w, ips, 32);
-		CHECK(n == 10 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&
-		      ips[4] == SHAPE_MID2_RA && ips[9] == SHAPE_MAIN_RA && w.flags == VMSTACK_SF_VM);
-		name_of(f.build, pid, ips, 1, names[0], sizeof(names[0]));
-		name_of(f.build, pid, ips, 5, names[1], sizeof(names[1]));
-		name_of(f.build, pid, ips, 7, names[2], sizeof(names[2]));
-		fprintf(stderr, "  live %s: %u words; %s | %s | %s\n", v->dir, n, names[0], names[1],
-			names[2]);
-		CHECK(!strcmp(names[0], "f <string>:5") && !strcmp(names[1], "g <string>:8") &&
-		      !strcmp(names[2], "<module> <string>:9"));
+		if (!strcmp(v->minor, "10")) {
+			CHECK(n == 8 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&
+			      ips[4] == SHAPE_MID2_RA && ips[7] == SHAPE_MAIN_RA &&
+			      w.flags == VMSTACK_SF_VM);
+			name_of(f.build, pid, ips, 1, names[0], sizeof(names[0]));
+			name_of(f.build, pid, ips, 5, names[1], sizeof(names[1]));
+			fprintf(stderr, "  live %s: %u words; %s | %s\n", v->dir, n, names[0], names[1]);
+			CHECK(!strcmp(names[0], "f <string>:5") &&
+			      !strcmp(names[1], "<module> <string>:7"));
+		} else {
+			CHECK(n == 10 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&
+			      ips[4] == SHAPE_MID2_RA && ips[9] == SHAPE_MAIN_RA &&
+			      w.flags == VMSTACK_SF_VM);
+			name_of(f.build, pid, ips, 1, names[0], sizeof(names[0]));
+			name_of(f.build, pid, ips, 5, names[1], sizeof(names[1]));
+			name_of(f.build, pid, ips, 7, names[2], sizeof(names[2]));
+			fprintf(stderr, "  live %s: %u words; %s | %s | %s\n", v->dir, n, names[0],
+				names[1], names[2]);
+			CHECK(!strcmp(names[0], "f <string>:5") && !strcmp(names[1], "g <string>:8") &&
+			      !strcmp(names[2], "<module> <string>:9"));
+		}
 		fake_mem_reset();
 	}
 	vmstack_file_put(m.file);

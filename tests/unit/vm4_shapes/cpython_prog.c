@@ -222,6 +222,96 @@ static void prog_on_shape(const struct cpython_layout *L)
 	}
 }
 
+/*
+ * 3.10 (DWARF of pyenv's 3.10.13, runtime-layouts.md): one frame per
+ * activation, <module> in the outer one, f in the inner; threads keyed by
+ * thread_id, the fs base.
+ */
+static const struct cpython_layout py310 = {
+	.major = 3, .minor = 10,
+	.rt_interp_main = 40, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8,
+	.ts_next = 8, .ts_interp = 16, .ts_frame = 24, .ts_thread_id = 176,
+	.ts_native_tid = -1, .ts_initialized = -1, .ts_cframe = -1, .ts_current_frame = -1,
+	.cf_current_frame = -1, .cf_previous = -1,
+	.fr_code = 32, .fr_previous = 24, .fr_lasti = 96, .fr_prev_instr = -1,
+	.fr_is_entry = -1, .fr_owner = -1, .owner_cstack = -1, .ob_type = 8,
+	.co_firstlineno = 40, .co_filename = 104, .co_name = 112, .co_qualname = -1,
+	.co_linetable = 120, .co_code = -1,
+	.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+	.bytes_size = 16, .bytes_data = 32,
+};
+
+UNIT_TEST(vm4_cpython310_prog)
+{
+	const struct cpython_layout *L = &py310;
+	static struct vmstack_vm_desc4 d;
+	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0 };
+	struct vmstack_walk w;
+	u64 interp, other, ts, code[2], fr[2];
+	unsigned int i;
+
+	shape_mem();
+	a.runtime = shape_alloc(1024);
+	a.code_type = shape_alloc(416);
+	interp = shape_alloc(64);
+	other = shape_alloc(256);
+	ts = shape_alloc(256);
+	fake_put64(a.runtime + L->rt_interp_head, interp);
+	fake_put64(interp + L->is_threads_head, other);
+	fake_put64(other + L->ts_thread_id, SHAPE_FS + 0x100000);
+	fake_put64(other + L->ts_next, ts);
+	fake_put64(ts + L->ts_thread_id, SHAPE_FS);
+	for (i = 0; i < 2; i++) {
+		code[i] = shape_alloc(176);
+		fake_put64(code[i] + L->ob_type, a.code_type);
+		fr[i] = shape_alloc(128);
+		fake_put64(fr[i] + L->fr_code, code[i]);
+	}
+	/* <module> at instruction 7, f not started yet (f_lasti -1). */
+	fake_put32(fr[0] + L->fr_lasti, 7);
+	fake_put32(fr[1] + L->fr_lasti, 0xffffffff);
+	fake_put64(fr[1] + L->fr_previous, fr[0]);
+	fake_put64(ts + L->ts_frame, fr[1]);
+	CHECK(cpython_py310_prog(L, &a, &d) == NULL);
+	CHECK(vmstack_vm_desc4_check(&d) == NULL);
+	{
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, code[1]), 0,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, code[0]), 8,
+			SHAPE_MAIN_RA,
+		};
+
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+		CHECK(w.flags == VMSTACK_SF_VM);
+	}
+	/* In the outer eval's prologue, say: more activations than frames. */
+	fake_put64(ts + L->ts_frame, fr[0]);
+	{
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, code[0]), 8,
+			SHAPE_MID1_RA, SHAPE_MID2_RA, SHAPE_OUTER_RA, SHAPE_MAIN_RA,
+		};
+
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+	}
+	/* Not on the list: marked, the native frames stay. */
+	fake_put64(ts + L->ts_thread_id, 1);
+	{
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
+			SHAPE_MAIN_RA,
+		};
+
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+	}
+}
+
 UNIT_TEST(vm4_cpython312_prog)
 {
 	prog_on_shape(&py312);

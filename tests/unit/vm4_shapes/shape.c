@@ -14,6 +14,7 @@
 
 static u64 heap_next;
 unsigned int shape_tid = SHAPE_TID;
+u64 shape_tls = SHAPE_FS;
 
 void shape_mem(void)
 {
@@ -24,6 +25,7 @@ void shape_mem(void)
 	fake_mem_map(SHAPE_FS - 0x1000, 0x2000);
 	heap_next = HEAP + 0x100;
 	shape_tid = SHAPE_TID;
+	shape_tls = SHAPE_FS;
 }
 
 u64 shape_alloc(u64 size)
@@ -92,7 +94,7 @@ static unsigned int walk(const struct vmstack_vm_desc4 *d, struct vmstack_walk *
 	w->sp = shape_frame_bp(frame) - 0x40;
 	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
 	w->tid = shape_tid;
-	w->tls = SHAPE_FS;
+	w->tls = shape_tls;
 	w->ips = ips;
 	w->max = max;
 	w->reads_left = VMSTACK_MAX_READS;

@@ -45,11 +45,12 @@
 
 /*
  * Forget all memory; map the native stack, the heap and the TLS block;
- * the sampled thread is SHAPE_TID again.
+ * the sampled thread is SHAPE_TID with SHAPE_FS again.
  */
 void shape_mem(void);
-/* The sampled thread's id in the walks (a live process's thread). */
+/* The sampled thread's id and fs base in the walks (a live process's thread). */
 extern unsigned int shape_tid;
+extern u64 shape_tls;
 /* @size zeroed bytes of heap, 16-aligned. */
 u64 shape_alloc(u64 size);
 /* The rbp of native frame @i of the sandwich (0: the sampled one). */

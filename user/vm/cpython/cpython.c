@@ -5,9 +5,10 @@
  * _PyEval_EvalFrameDefault, _PyRuntime, PyCode_Type), never by its name;
  * frames named "qualname (file.py:LINE)".
  *
- * The version the file carries chooses how its structures are known:
- * 3.11 from a table (the same in every x86-64 build, py311.c); 3.12 from
- * the build's own DWARF (layout_dwarf.c); 3.13 from the _Py_DebugOffsets
+ * The version the file carries (Py_Version; 3.10's Py_GetVersion) chooses
+ * how its structures are known: 3.11 from a table (the same in every
+ * x86-64 build, py311.c); 3.10 (py310.c) and 3.12 from the build's own
+ * DWARF (layout_dwarf.c); 3.13 from the _Py_DebugOffsets
  * the build publishes at the start of _PyRuntime (debug_offsets.c),
  * compared with its DWARF where it has some. The build's name says which
  * was used. A layout is checked against the running interpreter before
@@ -76,10 +77,10 @@ static bool process_agrees(const struct cpython_layout *L, int pid, uint64_t run
 }
 
 /*
- * 3.12 and 3.13: the layout, from DWARF and (3.13) the file's
+ * 3.10, 3.12 and 3.13: the layout, from DWARF and (3.13) the file's
  * _Py_DebugOffsets; @source says which. 0, or -1 with @why.
  */
-static int layout_312(const struct cpython_file *cf, unsigned int minor,
+static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 		      struct cpython_layout *L, char *source, size_t slen,
 		      char *why, size_t len)
 {
@@ -97,7 +98,10 @@ static int layout_312(const struct cpython_file *cf, unsigned int minor,
 			snprintf(source, slen, "%s", layout_cache[i].source);
 			return 0;
 		}
-	has_dw = !cpython_layout_dwarf(cf->elf, minor, &dw, dwhy, sizeof(dwhy));
+	if (minor == 10)
+		has_dw = !cpython_py310_layout(cf->elf, &dw, dwhy, sizeof(dwhy));
+	else
+		has_dw = !cpython_layout_dwarf(cf->elf, minor, &dw, dwhy, sizeof(dwhy));
 	if (minor >= 13) {
 		has_dbg = cpython_debug_offsets(cf->elf, &cf->runtime, &dbg, why, len);
 		if (has_dbg < 0)
@@ -175,10 +179,12 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	const char *err;
 	uint64_t lo;
 
-	if (!cf.elf || py_version(cf.elf, &cf.hex) ||
-	    vmstack_elf_symbol(cf.elf, "_PyEval_EvalFrameDefault", &cf.eval) ||
+	if (!cf.elf || vmstack_elf_symbol(cf.elf, "_PyEval_EvalFrameDefault", &cf.eval) ||
 	    vmstack_elf_symbol(cf.elf, "_PyRuntime", &cf.runtime) ||
 	    vmstack_file_vaddr(m->file, m->offset, &lo))
+		return VMSTACK_DETECT_NO;
+	/* Older ones are named by unwalked.c. */
+	if (py_version(cf.elf, &cf.hex) && !cpython_py310_version(cf.elf, &cf.hex))
 		return VMSTACK_DETECT_NO;
 	if (cf.eval.st_value < lo || cf.eval.st_value + cf.eval.st_size > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
@@ -188,7 +194,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	cf.build_id = vmstack_file_build_id(m->file);
 	if (cf.build_id && !*cf.build_id)
 		cf.build_id = NULL;
-	if (major != 3 || minor < 11 || minor > 13) {
+	if (major != 3 || minor < 10 || minor > 13) {
 		snprintf(why, len, "CPython %u.%u.%u, a version vmstack does not know",
 			 major, minor, (unsigned int)(cf.hex >> 8 & 0xff));
 		return VMSTACK_DETECT_UNKNOWN;
@@ -202,7 +208,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 		if (cpython_py311_desc(&cf, &L, code_type.st_value + cf.bias, &f->desc, why,
 				       len) != VMSTACK_DETECT_YES)
 			return VMSTACK_DETECT_UNKNOWN;
-	} else if (layout_312(&cf, minor, &L, source, sizeof(source), why, len)) {
+	} else if (layout_dwarf(&cf, minor, &L, source, sizeof(source), why, len)) {
 		return VMSTACK_DETECT_UNKNOWN;
 	}
 	L.major = major;
@@ -226,7 +232,8 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	a.runtime = cf.runtime.st_value + cf.bias;
 	a.code_type = b->code_type;
 	a.none = L.shim_none ? none.st_value + cf.bias : 0;
-	err = cpython_shim_prog(&L, &a, &f->desc4);
+	err = minor == 10 ? cpython_py310_prog(&L, &a, &f->desc4) :
+			    cpython_shim_prog(&L, &a, &f->desc4);
 	if (err) {
 		snprintf(why, len, "its program could not be built: %s", err);
 		return VMSTACK_DETECT_UNKNOWN;
@@ -239,7 +246,7 @@ const struct vmstack_runtime vmstack_rt_cpython = {
 	.name = "cpython",
 	.alias = "python",
 	.label = "CPython",
-	.help = "CPython 3.11, 3.12 and 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.12: builds with DWARF; 3.13: its _Py_DebugOffsets or DWARF; Python frames with their current line)",
+	.help = "CPython 3.10 to 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.10, 3.12: builds with DWARF; 3.13: its _Py_DebugOffsets or DWARF; Python frames with their current line)",
 	.detect = cpython_detect,
 	.namer = cpython_name,
 	.names_by_pc = true,

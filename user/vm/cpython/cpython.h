@@ -45,6 +45,14 @@ struct cpython_layout {
 	/* PyASCIIObject, PyCompactUnicodeObject, PyBytesObject */
 	int32_t str_length, str_state, str_ascii_data, str_compact_data;
 	int32_t bytes_size, bytes_data;
+	/*
+	 * 3.10 only (-1 elsewhere): tstate->frame, tstate->thread_id (the
+	 * thread's pthread_self(), its fs base: 3.10 keeps no native id),
+	 * PyFrameObject.f_lasti (an int, in code units), co_name (3.10 has no
+	 * co_qualname). The frame's link and code are fr_previous (f_back)
+	 * and fr_code (f_code).
+	 */
+	int32_t ts_frame, ts_thread_id, fr_lasti, co_name;
 };
 
 /*
@@ -110,6 +118,26 @@ struct cpython_shim_addrs {
  */
 const char *cpython_shim_prog(const struct cpython_layout *L,
 			      const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
+
+/*
+ * In a program being built (vm/prog.h): r9 = the thread state, of any
+ * interpreter's list, whose u64 at @key_off equals register @key_reg
+ * (at most VMSTACK_VM_THREADS_MAX looked at), r10 = 1; else to @nostate.
+ * Uses r2, r7, r12.
+ */
+struct vm_prog;
+void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
+			      uint64_t runtime, int32_t key_off, int key_reg, int nostate);
+
+/*
+ * 3.10 (py310.c), a file without Py_Version: whether its Py_GetVersion
+ * formats "3.10.N" (then *hex as Py_Version would be, and 1), its layout
+ * from DWARF, its program. As the 3.12 ones: 0 / -1 with @why / NULL.
+ */
+int cpython_py310_version(Elf *elf, uint64_t *hex);
+int cpython_py310_layout(Elf *elf, struct cpython_layout *L, char *why, size_t len);
+const char *cpython_py310_prog(const struct cpython_layout *L,
+			       const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
 
 /* Naming (name.c): runtime.h's namer for every version. */
 int cpython_name(const void *build, int pid, const struct vmstack_frame *f,

@@ -115,6 +115,7 @@ int cpython_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct cpython_layo
 	L->str_compact_data = L->str_ascii_data + 16;
 	L->bytes_size = field(raw, DO_BYTES_OB_SIZE, &bad);
 	L->bytes_data = field(raw, DO_BYTES_OB_SVAL, &bad);
+	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
 	if (bad) {
 		snprintf(why, len, "its _Py_DebugOffsets hold offsets past 1 MB: not offsets");
 		return -1;

@@ -104,6 +104,7 @@ static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
 	L->str_compact_data = size(q, "PyCompactUnicodeObject");
 	L->bytes_size = off(q, "PyVarObject", "ob_size");
 	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
 }
 
 int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,

@@ -8,6 +8,7 @@
  * table format (Objects/locations.md at v3.12.1 and v3.13.0); only the
  * offsets differ, and those are the build's layout.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -74,6 +75,13 @@ static int frame_line(const struct cpython_layout *L, int pid, uint64_t code,
 	    read_target(pid, bytes + L->bytes_size, &n, 8) || n > sizeof(table) ||
 	    (n && read_target(pid, bytes + L->bytes_data, table, n)))
 		return first;
+	if (L->fr_lasti >= 0) {
+		/* 3.10: the PC is f_lasti + 1 (code units), the table by bytes. */
+		if (prev_instr > (uint64_t)INT32_MAX + 1)
+			return first;
+		line = vmstack_py310_line(table, n, first, 2 * ((long)prev_instr - 1));
+		return line > 0 ? line : first;
+	}
 	/* A frame not started yet points before its first instruction. */
 	index = ((int64_t)prev_instr - (int64_t)(code + L->co_code)) / 2;
 	if (index < -1 || index > (int64_t)(8 * n + 8))
@@ -84,7 +92,8 @@ static int frame_line(const struct cpython_layout *L, int pid, uint64_t code,
 
 /*
  * The code object that is the frame's value: function qualname in file
- * co_filename, at the frame's line, shown "qualname (file.py:LINE)".
+ * co_filename, at the frame's line, shown "qualname (file.py:LINE)"; 3.10
+ * has no qualname: its co_name.
  */
 int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
 		 struct vmstack_name_buf *out)
@@ -100,7 +109,8 @@ int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
 	L = &b->L;
 	if (read_target(pid, code + L->ob_type, &type, 8) || type != b->code_type ||
 	    read_target(pid, code + L->co_firstlineno, &first, 4) ||
-	    read_target(pid, code + L->co_qualname, &qual, 8) ||
+	    read_target(pid, code + (L->co_qualname >= 0 ? L->co_qualname : L->co_name),
+			&qual, 8) ||
 	    read_target(pid, code + L->co_filename, &file, 8) ||
 	    read_str(L, pid, qual, out->function, sizeof(out->function)) ||
 	    read_str(L, pid, file, out->file, sizeof(out->file)))

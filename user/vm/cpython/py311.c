@@ -49,6 +49,7 @@ const struct cpython_layout cpython_py311 = {
 	.str_length = 0x10, .str_state = 0x20, .str_ascii_data = 0x30,
 	.str_compact_data = 0x48,
 	.bytes_size = 0x10, .bytes_data = 0x20,
+	.ts_frame = -1, .ts_thread_id = -1, .fr_lasti = -1, .co_name = -1,
 };
 
 /* How far into _PyEval_EvalFrameDefault the _PyCFrame gets linked. */

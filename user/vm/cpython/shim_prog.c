@@ -38,14 +38,13 @@ static void leave(struct vm_prog *p, int how)
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, how);
 }
 
-/* r9 = the thread state whose native_thread_id is r5; r8 its current frame. */
-static void find_thread(struct vm_prog *p, const struct cpython_layout *L,
-			const struct cpython_shim_addrs *a, vm_label nostate)
+void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
+			      uint64_t runtime, int32_t key_off, int key_reg, vm_label nostate)
 {
 	vm_label interp = vm_prog_label(p), thread = vm_prog_label(p);
 	vm_label next_interp = vm_prog_label(p), have = vm_prog_label(p);
 
-	vm_prog_mov64(p, 7, a->runtime);
+	vm_prog_mov64(p, 7, runtime);
 	ld64(p, 7, 7, L->rt_interp_head);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 12, 0, VMSTACK_VM_THREADS_MAX);
 	vm_prog_bind(p, interp);
@@ -56,8 +55,8 @@ static void find_thread(struct vm_prog *p, const struct cpython_layout *L,
 	/* A list that does not end (torn, or not a list) ends the search. */
 	vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, 12, 1);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 12, 0, nostate);
-	ld64(p, 2, 9, L->ts_native_tid);
-	vm_prog_jmp(p, VMSTACK_VM4_JEQ, 2, 5, have);
+	ld64(p, 2, 9, key_off);
+	vm_prog_jmp(p, VMSTACK_VM4_JEQ, 2, key_reg, have);
 	ld64(p, 9, 9, L->ts_next);
 	vm_prog_ja(p, thread);
 	vm_prog_bind(p, next_interp);
@@ -65,12 +64,6 @@ static void find_thread(struct vm_prog *p, const struct cpython_layout *L,
 	vm_prog_ja(p, interp);
 	vm_prog_bind(p, have);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
-	if (L->ts_cframe >= 0) {
-		ld64(p, 8, 9, L->ts_cframe);
-		ld64(p, 8, 8, L->cf_current_frame);
-	} else {
-		ld64(p, 8, 9, L->ts_current_frame);
-	}
 }
 
 const char *cpython_shim_prog(const struct cpython_layout *L,
@@ -87,7 +80,13 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 
 	/* An outer activation goes on where the inner one's shim led. */
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, loop);
-	find_thread(&p, L, a, nostate);
+	cpython_prog_find_thread(&p, L, a->runtime, L->ts_native_tid, 5, nostate);
+	if (L->ts_cframe >= 0) {
+		ld64(&p, 8, 9, L->ts_cframe);
+		ld64(&p, 8, 8, L->cf_current_frame);
+	} else {
+		ld64(&p, 8, 9, L->ts_current_frame);
+	}
 
 	vm_prog_bind(&p, loop);
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 8, 0, done);

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPython 3.10 on x86-64: every Python call recurses in C, so each native
+ * activation of _PyEval_EvalFrameDefault runs exactly one PyFrameObject,
+ * in the order of the thread's tstate->frame ->f_back chain (the eval
+ * function sets tstate->frame to its frame on entry and back to f_back on
+ * exit). The program's first run in a sample finds the thread's state and
+ * shows tstate->frame; each run shows one frame and leaves its f_back in
+ * r8 for the next activation outwards. Only in the eval function's first
+ * and last instructions, before and after it links its frame, does an
+ * activation show its caller's frame (and the outermost none: EMPTY).
+ *
+ * 3.10 has no Py_Version: the version is what its Py_GetVersion formats,
+ * PY_VERSION, the first string argument it passes to PyOS_snprintf (in
+ * rcx, "lea disp32(%rip),%rcx" in its code). The layout comes from the
+ * build's DWARF (names of CPython's headers at v3.10.13:
+ * Include/internal/pycore_runtime.h, pycore_interp.h,
+ * Include/cpython/pystate.h, frameobject.h, code.h, unicodeobject.h); a
+ * 3.10 without DWARF is named and profiled native-only.
+ *
+ * The thread state is the one whose thread_id (pthread_self(), which
+ * glibc makes the thread pointer: the fs base the module passes in r6) is
+ * the sampled thread's: 3.10 keeps no native thread id.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dwarf_types.h"
+#include "elf_facts.h"
+#include "vm/cpython/cpython.h"
+#include "vm/prog.h"
+
+int cpython_py310_version(Elf *elf, uint64_t *hex)
+{
+	unsigned char code[96];
+	char ver[16];
+	GElf_Sym sym;
+	unsigned int micro = 0;
+	size_t i, n;
+	int32_t disp;
+	int used = 0;
+
+	if (vmstack_elf_symbol(elf, "Py_GetVersion", &sym) || !sym.st_size)
+		return 0;
+	n = sym.st_size < sizeof(code) ? sym.st_size : sizeof(code);
+	if (vmstack_elf_read(elf, sym.st_value, code, n))
+		return 0;
+	/* lea disp32(%rip),%rcx: 48 8d 0d disp32 */
+	for (i = 0; i + 7 <= n; i++) {
+		if (code[i] != 0x48 || code[i + 1] != 0x8d || code[i + 2] != 0x0d)
+			continue;
+		memcpy(&disp, code + i + 3, 4);
+		memset(ver, 0, sizeof(ver));
+		if (vmstack_elf_read(elf, sym.st_value + i + 7 + (int64_t)disp, ver,
+				     sizeof(ver) - 1))
+			return 0;
+		if (sscanf(ver, "3.10.%u%n", &micro, &used) != 1 || ver[used] || micro > 255)
+			return 0;
+		*hex = 0x030a00f0 | (uint64_t)micro << 8;
+		return 1;
+	}
+	return 0;
+}
+
+struct query {
+	struct vmstack_dwarf_types *t;
+	const char *missing;
+};
+
+static int32_t off(struct query *q, const char *type, const char *member)
+{
+	long v = vmstack_dwarf_offset(q->t, type, member);
+
+	if (v < 0 && !q->missing)
+		q->missing = member;
+	return (int32_t)v;
+}
+
+static int32_t size(struct query *q, const char *type)
+{
+	long v = vmstack_dwarf_size(q->t, type);
+
+	if (v < 0 && !q->missing)
+		q->missing = type;
+	return (int32_t)v;
+}
+
+static void fill(struct query *q, struct cpython_layout *L)
+{
+	int32_t interps = off(q, "_PyRuntimeState", "interpreters");
+
+	memset(L, 0, sizeof(*L));
+	L->major = 3;
+	L->minor = 10;
+	L->rt_interp_main = interps + off(q, "pyinterpreters", "main");
+	L->rt_interp_head = interps + off(q, "pyinterpreters", "head");
+	L->is_next = off(q, "PyInterpreterState", "next");
+	L->is_threads_head = off(q, "PyInterpreterState", "tstate_head");
+	L->ts_next = off(q, "PyThreadState", "next");
+	L->ts_interp = off(q, "PyThreadState", "interp");
+	L->ts_frame = off(q, "PyThreadState", "frame");
+	L->ts_thread_id = off(q, "PyThreadState", "thread_id");
+	L->fr_code = off(q, "PyFrameObject", "f_code");
+	L->fr_previous = off(q, "PyFrameObject", "f_back");
+	L->fr_lasti = off(q, "PyFrameObject", "f_lasti");
+	L->ob_type = off(q, "PyObject", "ob_type");
+	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
+	L->co_filename = off(q, "PyCodeObject", "co_filename");
+	L->co_name = off(q, "PyCodeObject", "co_name");
+	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
+	L->str_length = off(q, "PyASCIIObject", "length");
+	L->str_state = off(q, "PyASCIIObject", "state");
+	L->str_ascii_data = size(q, "PyASCIIObject");
+	L->str_compact_data = size(q, "PyCompactUnicodeObject");
+	L->bytes_size = off(q, "PyVarObject", "ob_size");
+	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	/* What 3.10 does not have. */
+	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
+	L->cf_current_frame = L->cf_previous = -1;
+	L->fr_prev_instr = L->fr_is_entry = L->fr_owner = L->owner_cstack = -1;
+	L->co_qualname = L->co_code = -1;
+}
+
+int cpython_py310_layout(Elf *elf, struct cpython_layout *L, char *why, size_t len)
+{
+	static const char *const units[] = { "ceval.c", NULL };
+	struct query q = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		q.t = vmstack_dwarf_types_open(elf, units[i]);
+		if (!q.t) {
+			snprintf(why, len, "a build without DWARF (3.10's layout is taken from it)");
+			return -1;
+		}
+		q.missing = NULL;
+		fill(&q, L);
+		vmstack_dwarf_types_close(q.t);
+		if (!q.missing)
+			return 0;
+	}
+	snprintf(why, len, "its DWARF has no %s", q.missing);
+	return -1;
+}
+
+static void ld64(struct vm_prog *p, int dst, int src, int32_t o)
+{
+	vm_prog_ld(p, 8, 0, dst, src, o, VM_NO_LABEL);
+}
+
+/*
+ * The frame's PC is f_lasti + 1: f_lasti is -1 before the frame starts,
+ * and a PC of 0 means "unknown" (the namer gives the first line for both).
+ */
+const char *cpython_py310_prog(const struct cpython_layout *L,
+			       const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d)
+{
+	static struct vm_prog p;
+	vm_label cont, empty, bad, nostate;
+
+	vm_prog_init(&p);
+	cont = vm_prog_label(&p), empty = vm_prog_label(&p);
+	bad = vm_prog_label(&p), nostate = vm_prog_label(&p);
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, cont);
+	cpython_prog_find_thread(&p, L, a->runtime, L->ts_thread_id, 6, nostate);
+	ld64(&p, 8, 9, L->ts_frame);
+	/* One frame per activation. */
+	vm_prog_bind(&p, cont);
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 8, 0, empty);
+	ld64(&p, 3, 8, L->fr_code);
+	ld64(&p, 4, 3, L->ob_type);
+	vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 4, a->code_type, 7, bad);
+	vm_prog_ld(&p, 4, 1, 4, 8, L->fr_lasti, VM_NO_LABEL);
+	vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 4, 1);
+	vm_prog_insn(&p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
+	ld64(&p, 8, 8, L->fr_previous);
+	vm_prog_insn(&p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_SHOWN);
+	vm_prog_bind(&p, empty);
+	vm_prog_insn(&p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_EMPTY);
+	vm_prog_bind(&p, bad);
+	vm_prog_insn(&p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
+	vm_prog_bind(&p, nostate);
+	vm_prog_insn(&p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
+
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
+	d->ranges[0].start = a->code_start;
+	d->ranges[0].end = a->code_end;
+	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	return vm_prog_end(&p, d);
+}
