@@ -98,10 +98,7 @@ static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 			snprintf(source, slen, "%s", layout_cache[i].source);
 			return 0;
 		}
-	if (minor == 10)
-		has_dw = !cpython_py310_layout(cf->elf, &dw, dwhy, sizeof(dwhy));
-	else
-		has_dw = !cpython_layout_dwarf(cf->elf, minor, &dw, dwhy, sizeof(dwhy));
+	has_dw = !cpython_layout_dwarf(cf->elf, minor, &dw, dwhy, sizeof(dwhy));
 	if (minor >= 13) {
 		has_dbg = cpython_debug_offsets(cf->elf, &cf->runtime, &dbg, why, len);
 		if (has_dbg < 0)
@@ -144,7 +141,8 @@ static struct cpython_build *build_of(const struct cpython_layout *L, uint64_t c
 	unsigned int i;
 
 	for (i = 0; i < cpython_nbuilds; i++)
-		if (!memcmp(&cpython_builds[i].L, L, sizeof(*L)) &&
+		if (cpython_builds[i].L.minor == L->minor &&
+		    !cpython_layout_differs(&cpython_builds[i].L, L) &&
 		    cpython_builds[i].code_type == code_type)
 			return &cpython_builds[i];
 	if (cpython_nbuilds == CPYTHON_BUILDS_MAX) {

@@ -86,9 +86,8 @@ enum vmstack_detect cpython_py311_desc(const struct cpython_file *cf,
 				       struct vmstack_vm_desc *d, char *why, size_t len);
 
 /*
- * 3.12 and 3.13 (layout_dwarf.c, debug_offsets.c): the layout of the
- * build, and in @source what it came from ("DWARF", "_Py_DebugOffsets",
- * both when they agree); 0, or -1 with @why.
+ * 3.10, 3.12 and 3.13 (layout_dwarf.c, debug_offsets.c): the layout of
+ * the build from its DWARF; 0, or -1 with @why.
  */
 int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 			 char *why, size_t len);
@@ -131,11 +130,10 @@ void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
 
 /*
  * 3.10 (py310.c), a file without Py_Version: whether its Py_GetVersion
- * formats "3.10.N" (then *hex as Py_Version would be, and 1), its layout
- * from DWARF, its program. As the 3.12 ones: 0 / -1 with @why / NULL.
+ * formats "3.10.N" (then *hex as Py_Version would be, and 1); its
+ * program, as the 3.12 one. Its layout: cpython_layout_dwarf().
  */
 int cpython_py310_version(Elf *elf, uint64_t *hex);
-int cpython_py310_layout(Elf *elf, struct cpython_layout *L, char *why, size_t len);
 const char *cpython_py310_prog(const struct cpython_layout *L,
 			       const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
 

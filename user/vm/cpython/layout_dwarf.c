@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A CPython 3.12 or 3.13 build's layout from its own DWARF (the pyenv
+ * A CPython 3.10, 3.12 or 3.13 build's layout from its own DWARF (the pyenv
  * builds and any built with -g; Debian's has a debug package): each
  * offset the walk and the naming use, by the names CPython's headers
  * give them at v3.12.1 and v3.13.0 (Include/internal/pycore_runtime.h,
@@ -107,6 +107,46 @@ static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
 	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
 }
 
+/*
+ * 3.10: names of CPython's headers at v3.10.13 (Include/cpython/pystate.h,
+ * frameobject.h, code.h; pycore_interp.h's tstate_head).
+ */
+static void fill310(struct query *q, struct cpython_layout *L)
+{
+	int32_t interps = off(q, "_PyRuntimeState", "interpreters");
+
+	memset(L, 0, sizeof(*L));
+	L->major = 3;
+	L->minor = 10;
+	L->rt_interp_main = interps + off(q, "pyinterpreters", "main");
+	L->rt_interp_head = interps + off(q, "pyinterpreters", "head");
+	L->is_next = off(q, "PyInterpreterState", "next");
+	L->is_threads_head = off(q, "PyInterpreterState", "tstate_head");
+	L->ts_next = off(q, "PyThreadState", "next");
+	L->ts_interp = off(q, "PyThreadState", "interp");
+	L->ts_frame = off(q, "PyThreadState", "frame");
+	L->ts_thread_id = off(q, "PyThreadState", "thread_id");
+	L->fr_code = off(q, "PyFrameObject", "f_code");
+	L->fr_previous = off(q, "PyFrameObject", "f_back");
+	L->fr_lasti = off(q, "PyFrameObject", "f_lasti");
+	L->ob_type = off(q, "PyObject", "ob_type");
+	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
+	L->co_filename = off(q, "PyCodeObject", "co_filename");
+	L->co_name = off(q, "PyCodeObject", "co_name");
+	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
+	L->str_length = off(q, "PyASCIIObject", "length");
+	L->str_state = off(q, "PyASCIIObject", "state");
+	L->str_ascii_data = size(q, "PyASCIIObject");
+	L->str_compact_data = size(q, "PyCompactUnicodeObject");
+	L->bytes_size = off(q, "PyVarObject", "ob_size");
+	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	/* What 3.10 does not have. */
+	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
+	L->cf_current_frame = L->cf_previous = -1;
+	L->fr_prev_instr = L->fr_is_entry = L->fr_owner = L->owner_cstack = -1;
+	L->co_qualname = L->co_code = -1;
+}
+
 int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 			 char *why, size_t len)
 {
@@ -125,7 +165,10 @@ int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 			return -1;
 		}
 		q.missing = NULL;
-		fill(&q, minor, L);
+		if (minor == 10)
+			fill310(&q, L);
+		else
+			fill(&q, minor, L);
 		vmstack_dwarf_types_close(q.t);
 		if (!q.missing)
 			return 0;

@@ -13,10 +13,8 @@
  * 3.10 has no Py_Version: the version is what its Py_GetVersion formats,
  * PY_VERSION, the first string argument it passes to PyOS_snprintf (in
  * rcx, "lea disp32(%rip),%rcx" in its code). The layout comes from the
- * build's DWARF (names of CPython's headers at v3.10.13:
- * Include/internal/pycore_runtime.h, pycore_interp.h,
- * Include/cpython/pystate.h, frameobject.h, code.h, unicodeobject.h); a
- * 3.10 without DWARF is named and profiled native-only.
+ * build's DWARF (layout_dwarf.c); a 3.10 without DWARF is named and
+ * profiled native-only.
  *
  * The thread state is the one whose thread_id (pthread_self(), which
  * glibc makes the thread pointer: the fs base the module passes in r6) is
@@ -25,7 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dwarf_types.h"
 #include "elf_facts.h"
 #include "vm/cpython/cpython.h"
 #include "vm/prog.h"
@@ -60,87 +57,6 @@ int cpython_py310_version(Elf *elf, uint64_t *hex)
 		return 1;
 	}
 	return 0;
-}
-
-struct query {
-	struct vmstack_dwarf_types *t;
-	const char *missing;
-};
-
-static int32_t off(struct query *q, const char *type, const char *member)
-{
-	long v = vmstack_dwarf_offset(q->t, type, member);
-
-	if (v < 0 && !q->missing)
-		q->missing = member;
-	return (int32_t)v;
-}
-
-static int32_t size(struct query *q, const char *type)
-{
-	long v = vmstack_dwarf_size(q->t, type);
-
-	if (v < 0 && !q->missing)
-		q->missing = type;
-	return (int32_t)v;
-}
-
-static void fill(struct query *q, struct cpython_layout *L)
-{
-	int32_t interps = off(q, "_PyRuntimeState", "interpreters");
-
-	memset(L, 0, sizeof(*L));
-	L->major = 3;
-	L->minor = 10;
-	L->rt_interp_main = interps + off(q, "pyinterpreters", "main");
-	L->rt_interp_head = interps + off(q, "pyinterpreters", "head");
-	L->is_next = off(q, "PyInterpreterState", "next");
-	L->is_threads_head = off(q, "PyInterpreterState", "tstate_head");
-	L->ts_next = off(q, "PyThreadState", "next");
-	L->ts_interp = off(q, "PyThreadState", "interp");
-	L->ts_frame = off(q, "PyThreadState", "frame");
-	L->ts_thread_id = off(q, "PyThreadState", "thread_id");
-	L->fr_code = off(q, "PyFrameObject", "f_code");
-	L->fr_previous = off(q, "PyFrameObject", "f_back");
-	L->fr_lasti = off(q, "PyFrameObject", "f_lasti");
-	L->ob_type = off(q, "PyObject", "ob_type");
-	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
-	L->co_filename = off(q, "PyCodeObject", "co_filename");
-	L->co_name = off(q, "PyCodeObject", "co_name");
-	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
-	L->str_length = off(q, "PyASCIIObject", "length");
-	L->str_state = off(q, "PyASCIIObject", "state");
-	L->str_ascii_data = size(q, "PyASCIIObject");
-	L->str_compact_data = size(q, "PyCompactUnicodeObject");
-	L->bytes_size = off(q, "PyVarObject", "ob_size");
-	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
-	/* What 3.10 does not have. */
-	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
-	L->cf_current_frame = L->cf_previous = -1;
-	L->fr_prev_instr = L->fr_is_entry = L->fr_owner = L->owner_cstack = -1;
-	L->co_qualname = L->co_code = -1;
-}
-
-int cpython_py310_layout(Elf *elf, struct cpython_layout *L, char *why, size_t len)
-{
-	static const char *const units[] = { "ceval.c", NULL };
-	struct query q = { 0 };
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		q.t = vmstack_dwarf_types_open(elf, units[i]);
-		if (!q.t) {
-			snprintf(why, len, "a build without DWARF (3.10's layout is taken from it)");
-			return -1;
-		}
-		q.missing = NULL;
-		fill(&q, L);
-		vmstack_dwarf_types_close(q.t);
-		if (!q.missing)
-			return 0;
-	}
-	snprintf(why, len, "its DWARF has no %s", q.missing);
-	return -1;
 }
 
 static void ld64(struct vm_prog *p, int dst, int src, int32_t o)
