@@ -121,6 +121,32 @@ UNIT_TEST(cpython_pyenv_builds_found)
 	}
 }
 
+/*
+ * The other pyenv builds: 3.11.7 by 3.11's table (its name unchanged);
+ * 3.9 not claimed (no Py_Version, and Py_GetVersion formats no 3.10): the
+ * unwalked runtimes name it.
+ */
+UNIT_TEST(cpython_pyenv_311_39)
+{
+	static const struct version v311 = { .dir = "3.11.7", .minor = "11" };
+	static const struct version v39 = { .dir = "3.9.18", .minor = "9" };
+	struct vmstack_vm_found f;
+	char path[512], why[256] = "";
+
+	pyenv_path(path, sizeof(path), &v311, "lib/libpython");
+	if (access(path, R_OK)) {
+		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
+	} else {
+		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES);
+		CHECK(!f.prog && f.build_name && !strcmp(f.build_name, "CPython 3.11.7"));
+	}
+	pyenv_path(path, sizeof(path), &v39, "lib/libpython");
+	if (access(path, R_OK))
+		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
+	else
+		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
+}
+
 /* @path's GNU build-id, as bytes: their count, or 0. */
 static size_t build_id_bytes(const char *path, unsigned char *out, size_t max)
 {
