@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elf_facts.h"
 #include "fake_mem.h"
 #include "file.h"
 #include "maps.h"
@@ -36,15 +37,16 @@ struct version {
 	const char *build_name;
 	int32_t rt_interp_head, is_threads_head, ts_native_tid, fr_owner, co_code;
 	int32_t str_ascii_data, str_compact_data;
+	int32_t shim_sp;	/* objdump -d: movb $0x3,DISP(%rsp) in the prologue, DISP - 70 */
 };
 
 static const struct version versions[] = {
 	{ "3.10.13", "10", 0x65540, 38051, "CPython 3.10.13 (layout from DWARF)",
-	  32, 8, -1, -1, -1, 48, 72 },
+	  32, 8, -1, -1, -1, 48, 72, -1 },
 	{ "3.12.1", "12", 0x10bdc0, 51245, "CPython 3.12.1 (layout from DWARF)",
-	  40, 72, 144, 70, 192, 40, 56 },
+	  40, 72, 144, 70, 192, 40, 56, 0xf0 },
 	{ "3.13.0", "13", 0x8b8e0, 48125, "CPython 3.13.0 (layout from _Py_DebugOffsets = DWARF)",
-	  632, 7344, 160, 70, 200, 40, 56 },
+	  632, 7344, 160, 70, 200, 40, 56, 0x120 },
 };
 
 static void pyenv_path(char *buf, size_t len, const struct version *v, const char *what)
@@ -118,6 +120,7 @@ UNIT_TEST(cpython_pyenv_builds_found)
 		      b->L.str_compact_data == v->str_compact_data);
 		/* Detected again: the same build, DWARF not read twice. */
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES && f.build == b);
+		CHECK(b->shim_sp == v->shim_sp);
 	}
 }
 
@@ -346,6 +349,41 @@ static void name_of(const void *build, int pid, const u64 *ips, unsigned int i, 
 		snprintf(out, len, "%s %s:%u", nb.function, nb.file, nb.line);
 }
 
+/*
+ * 3.12+: the live thread's shims, innermost first (@n at most), found by
+ * following its chain with the detected layout; their count.
+ */
+static unsigned int live_shims(int pid, const struct vmstack_map *m, const struct cpython_build *b,
+			       u64 *shims, unsigned int n)
+{
+	const struct cpython_layout *L = &b->L;
+	uint64_t lo, rt, interp = 0, ts = 0, fr = 0;
+	unsigned int k = 0, steps;
+	GElf_Sym sym;
+	uint8_t owner;
+
+	if (vmstack_elf_symbol(vmstack_file_elf(m->file), "_PyRuntime", &sym) ||
+	    vmstack_file_vaddr(m->file, m->offset, &lo))
+		return 0;
+	rt = sym.st_value + m->start - lo;
+	if (read_target(pid, rt + L->rt_interp_head, &interp, 8) ||
+	    read_target(pid, interp + L->is_threads_head, &ts, 8))
+		return 0;
+	if (L->ts_cframe >= 0 ? read_target(pid, ts + L->ts_cframe, &fr, 8) ||
+				read_target(pid, fr + L->cf_current_frame, &fr, 8) :
+				read_target(pid, ts + L->ts_current_frame, &fr, 8))
+		return 0;
+	for (steps = 0; fr && k < n && steps < 64; steps++) {
+		if (read_target(pid, fr + L->fr_owner, &owner, 1))
+			return k;
+		if (owner == L->owner_cstack)
+			shims[k++] = fr;
+		if (read_target(pid, fr + L->fr_previous, &fr, 8))
+			return k;
+	}
+	return k;
+}
+
 static void live_version(const struct version *v)
 {
 	static struct vmstack_vm_desc4 d;
@@ -382,6 +420,31 @@ static void live_version(const struct version *v)
 		shape_tls = fs_base(pid);
 		CHECK(shape_tls != 0);
 		fake_mem_process(pid);
+		if (strcmp(v->minor, "10")) {
+			const struct cpython_build *b = f.build;
+			u64 shims[2];
+
+			/*
+			 * The program proves each shim is its native frame's
+			 * own (sp + shim_sp): the fake eval frames' sp are put
+			 * where the live shims say they were.
+			 */
+			CHECK(b->shim_sp == v->shim_sp);
+			CHECK(live_shims(pid, &m, b, shims, 2) == 2);
+			CHECK(b->shim_sp >= 0x40);
+			/*
+			 * Frame pointers grow up the stack: the C frames between
+			 * the activations sit between the leaf's and the outer's,
+			 * below the inner shim.
+			 */
+			shape_bp_at[0] = shims[0] - (u64)b->shim_sp - 16;
+			shape_bp_at[1] = shape_bp_at[0] + 16;
+			shape_bp_at[2] = shape_bp_at[0] + 32;
+			shape_bp_at[3] = shims[1] - (u64)b->shim_sp - 16;
+			shape_bp_at[4] = shape_bp_at[3] + 16;
+			fake_mem_map(shape_bp_at[0], 48);
+			fake_mem_map(shape_bp_at[3], 32);
+		}
 		n = shape_walk_ips(&d, &w, ips, 32);
 		if (!strcmp(v->minor, "10")) {
 			CHECK(n == 8 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&

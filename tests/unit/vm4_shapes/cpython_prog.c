@@ -48,10 +48,11 @@ struct world {
 	u64 interp[2], tstate, other, cframe, code[3], frame[5];	/* code: <module>, g, f */
 };
 
-static u64 frame(const struct cpython_layout *L, u64 code, u64 prev, u64 pc, u8 owner)
+/* A frame at @f (0: on the heap): code, previous, pc, owner. */
+static u64 frame(const struct cpython_layout *L, u64 f, u64 code, u64 prev, u64 pc, u8 owner)
 {
-	u64 f = shape_alloc(80);
-
+	if (!f)
+		f = shape_alloc(80);
 	fake_put64(f + L->fr_code, code);
 	fake_put64(f + L->fr_previous, prev);
 	fake_put64(f + L->fr_prev_instr, pc);
@@ -62,9 +63,15 @@ static u64 frame(const struct cpython_layout *L, u64 code, u64 prev, u64 pc, u8 
 /*
  * Two interpreters: a subinterpreter first on the list (.head) with a
  * thread of another id, then the main one holding another thread and ours.
+ * With @shim_sp >= 0 the shims are where the eval function keeps them,
+ * at its native frame's sp + @shim_sp; else on the heap.
  */
-static void world(const struct cpython_layout *L, struct world *x)
+static void world(const struct cpython_layout *L, struct world *x, int32_t shim_sp)
 {
+	/* The eval frames' sp: the frame below's rbp + 16 (saved rbp, return address). */
+	u64 inner_shim = shim_sp < 0 ? 0 : shape_frame_bp(0) + 16 + (u64)shim_sp;
+	u64 outer_shim = shim_sp < 0 ? 0 : shape_frame_bp(3) + 16 + (u64)shim_sp;
+
 	u64 trampoline, top;
 	unsigned int i;
 
@@ -72,6 +79,7 @@ static void world(const struct cpython_layout *L, struct world *x)
 	memset(x, 0, sizeof(*x));
 	x->a.code_start = SHAPE_VM_LO;
 	x->a.code_end = SHAPE_VM_HI;
+	x->a.shim_sp = shim_sp;
 	x->a.runtime = shape_alloc(1024);
 	x->a.code_type = shape_alloc(416);
 	x->a.none = shape_alloc(16);
@@ -94,11 +102,11 @@ static void world(const struct cpython_layout *L, struct world *x)
 	trampoline = L->shim_none ? x->a.none : shape_alloc(208);
 	if (!L->shim_none)
 		fake_put64(trampoline + L->ob_type, x->a.code_type);
-	x->frame[0] = frame(L, trampoline, 0, 0, 3);
-	x->frame[1] = frame(L, x->code[0], x->frame[0], x->code[0] + 0x200, 0);
-	x->frame[2] = frame(L, x->code[1], x->frame[1], x->code[1] + 0x210, 1 /* a generator */);
-	x->frame[3] = frame(L, trampoline, x->frame[2], 0, 3);
-	x->frame[4] = frame(L, x->code[2], x->frame[3], x->code[2] + 0x220, 0);
+	x->frame[0] = frame(L, outer_shim, trampoline, 0, 0, 3);
+	x->frame[1] = frame(L, 0, x->code[0], x->frame[0], x->code[0] + 0x200, 0);
+	x->frame[2] = frame(L, 0, x->code[1], x->frame[1], x->code[1] + 0x210, 1 /* a generator */);
+	x->frame[3] = frame(L, inner_shim, trampoline, x->frame[2], 0, 3);
+	x->frame[4] = frame(L, 0, x->code[2], x->frame[3], x->code[2] + 0x220, 0);
 	top = x->frame[4];
 	if (L->ts_cframe >= 0) {
 		x->cframe = shape_alloc(16);	/* the inner eval's _PyCFrame */
@@ -109,14 +117,14 @@ static void world(const struct cpython_layout *L, struct world *x)
 	}
 }
 
-static void prog_on_shape(const struct cpython_layout *L)
+static void prog_on_shape(const struct cpython_layout *L, int32_t shim_sp)
 {
 	static struct vmstack_vm_desc4 d;
 	struct vmstack_walk w;
 	struct world x;
 	const char *err;
 
-	world(L, &x);
+	world(L, &x, shim_sp);
 	err = cpython_shim_prog(L, &x.a, &d);
 	CHECK(err == NULL);
 	CHECK(vmstack_vm_desc4_check(&d) == NULL);
@@ -146,6 +154,35 @@ static void prog_on_shape(const struct cpython_layout *L)
 			shape_word(VMSTACK_VMW_SCRIPT, x.code[1]), x.code[1] + 0x210,
 			shape_word(VMSTACK_VMW_SCRIPT, x.code[0]), x.code[0] + 0x200,
 			SHAPE_MAIN_RA,
+		};
+
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+	}
+	/*
+	 * The inner eval before it pushes its shim (or after it pops it): the
+	 * chain starts at g. Proved, the inner activation meets the outer's
+	 * shim and shows nothing; unproved, it shows g and <module>.
+	 */
+	if (L->ts_cframe >= 0)
+		fake_put64(x.cframe + L->cf_current_frame, x.frame[2]);
+	else
+		fake_put64(x.tstate + L->ts_current_frame, x.frame[2]);
+	if (shim_sp >= 0) {
+		const u64 want[] = {
+			SHAPE_LEAF, SHAPE_INNER_RA, SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[1]), x.code[1] + 0x210,
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[0]), x.code[0] + 0x200,
+			SHAPE_MAIN_RA,
+		};
+
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+		CHECK(w.flags == VMSTACK_SF_VM);
+	} else {
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[1]), x.code[1] + 0x210,
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[0]), x.code[0] + 0x200,
+			SHAPE_MID1_RA, SHAPE_MID2_RA, SHAPE_OUTER_RA, SHAPE_MAIN_RA,
 		};
 
 		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
@@ -245,7 +282,7 @@ UNIT_TEST(vm4_cpython310_prog)
 {
 	const struct cpython_layout *L = &py310;
 	static struct vmstack_vm_desc4 d;
-	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0 };
+	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0, -1 };
 	struct vmstack_walk w;
 	u64 interp, other, ts, code[2], fr[2];
 	unsigned int i;
@@ -312,12 +349,15 @@ UNIT_TEST(vm4_cpython310_prog)
 	}
 }
 
+/* 0x30: the shim's place in the fake eval frames; -1: a build whose code does not show it. */
 UNIT_TEST(vm4_cpython312_prog)
 {
-	prog_on_shape(&py312);
+	prog_on_shape(&py312, 0x30);
+	prog_on_shape(&py312, -1);
 }
 
 UNIT_TEST(vm4_cpython313_prog)
 {
-	prog_on_shape(&py313);
+	prog_on_shape(&py313, 0x30);
+	prog_on_shape(&py313, -1);
 }

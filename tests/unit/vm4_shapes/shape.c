@@ -15,6 +15,7 @@
 static u64 heap_next;
 unsigned int shape_tid = SHAPE_TID;
 u64 shape_tls = SHAPE_FS;
+u64 shape_bp_at[8];
 
 void shape_mem(void)
 {
@@ -26,6 +27,7 @@ void shape_mem(void)
 	heap_next = HEAP + 0x100;
 	shape_tid = SHAPE_TID;
 	shape_tls = SHAPE_FS;
+	memset(shape_bp_at, 0, sizeof(shape_bp_at));
 }
 
 u64 shape_alloc(u64 size)
@@ -39,6 +41,8 @@ u64 shape_alloc(u64 size)
 
 u64 shape_frame_bp(unsigned int i)
 {
+	if (i < 8 && shape_bp_at[i])
+		return shape_bp_at[i];
 	return STACK + 0x1000 + 0x100 * i;
 }
 

@@ -53,8 +53,13 @@ extern unsigned int shape_tid;
 extern u64 shape_tls;
 /* @size zeroed bytes of heap, 16-aligned. */
 u64 shape_alloc(u64 size);
-/* The rbp of native frame @i of the sandwich (0: the sampled one). */
+/*
+ * The rbp of native frame @i of the sandwich (0: the sampled one):
+ * shape_bp_at[i] where a test sets it (mapped by the test), else on the
+ * shapes' stack.
+ */
 u64 shape_frame_bp(unsigned int i);
+extern u64 shape_bp_at[8];
 
 /* A descriptor for @p: the VM range, F4_NATIVE_STEP (a loop in plain C). */
 void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p);

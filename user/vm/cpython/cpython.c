@@ -37,7 +37,7 @@ static unsigned int cpython_nbuilds;
 static struct {
 	char build_id[48];
 	struct cpython_layout L;
-	char source[48];
+	char source[72];
 } layout_cache[LAYOUT_CACHE];
 static unsigned int layout_cached;
 
@@ -173,7 +173,8 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	struct cpython_build *b;
 	GElf_Sym code_type, none;
 	unsigned int major, minor;
-	char source[48] = "";
+	char source[72] = "";
+	unsigned char prologue[256];
 	const char *err;
 	uint64_t lo;
 
@@ -211,12 +212,22 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	}
 	L.major = major;
 	L.minor = minor;
+	a.shim_sp = -1;
+	if (minor >= 12 &&
+	    !vmstack_elf_read(cf.elf, cf.eval.st_value, prologue,
+			      cf.eval.st_size < sizeof(prologue) ? cf.eval.st_size : sizeof(prologue)))
+		a.shim_sp = cpython_shim_place(prologue, cf.eval.st_size < sizeof(prologue) ?
+					       cf.eval.st_size : sizeof(prologue), &L);
+	if (minor >= 12 && a.shim_sp < 0)
+		snprintf(source + strlen(source), sizeof(source) - strlen(source),
+			 "; its shim's place not in its code: unproved");
 	if (!process_agrees(&L, pid, cf.runtime.st_value + cf.bias, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	b = build_of(&L, code_type.st_value + cf.bias, cf.hex, minor == 11 ? NULL : source,
 		     why, len);
 	if (!b)
 		return VMSTACK_DETECT_UNKNOWN;
+	b->shim_sp = a.shim_sp;
 	f->build = b;
 	f->build_name = b->name;
 	if (minor == 11)

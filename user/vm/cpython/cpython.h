@@ -63,7 +63,8 @@ struct cpython_layout {
 struct cpython_build {
 	struct cpython_layout L;
 	uint64_t code_type;
-	char name[96];
+	int32_t shim_sp;	/* 3.12+: where the eval frame keeps its shim; -1: unknown */
+	char name[128];
 };
 
 /* What detection knows of the file before a version's own part runs. */
@@ -108,7 +109,16 @@ struct cpython_shim_addrs {
 	uint64_t runtime;		/* _PyRuntime */
 	uint64_t code_type;		/* PyCode_Type */
 	uint64_t none;			/* _Py_NoneStruct (3.13's shim) */
+	int32_t shim_sp;		/* the shim at the eval frame's sp + this; -1: unknown */
 };
+
+/*
+ * Where _PyEval_EvalFrameDefault keeps its shim frame, from its code
+ * @code (its first @len bytes): "movb $FRAME_OWNED_BY_CSTACK,
+ * DISP(%rsp)" (entry_frame.owner = ...) makes it sp + DISP - fr_owner;
+ * -1 when the code does not show it.
+ */
+int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct cpython_layout *L);
 
 /*
  * The ABI 4 program for 3.12/3.13 (shim_prog.c) in @d: the thread state

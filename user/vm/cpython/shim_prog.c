@@ -19,9 +19,16 @@
  * NULL in a thread that released it (sleep, I/O), whose frames the list
  * still finds.
  *
+ * Where the build's code shows it (cpython_shim_place), the shim met is
+ * proved to be this native frame's own, at its sp + a fixed offset: in
+ * the eval function's first and last instructions, before its shim is
+ * linked or after it is unlinked, the chain's first shim is the caller
+ * activation's, and this activation then shows nothing (its native frame
+ * stays) rather than its caller's frames.
+ *
  * Registers: r8 the frame the next activation starts at, r9 the thread
  * state, r10 1 once it was found (kept between runs); r12 the threads
- * left to look at, r13 the frames this run showed.
+ * left to look at, r13 the frames this run showed, r14 where they began.
  */
 #include <string.h>
 
@@ -66,20 +73,43 @@ void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
 }
 
+int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct cpython_layout *L)
+{
+	size_t i;
+	int32_t disp;
+
+	for (i = 0; i + 5 <= len; i++) {
+		/* movb $imm8, disp8(%rsp): c6 44 24 disp8 imm8 */
+		if (code[i] == 0xc6 && code[i + 1] == 0x44 && code[i + 2] == 0x24 &&
+		    code[i + 4] == L->owner_cstack) {
+			disp = (int8_t)code[i + 3];
+			return disp >= L->fr_owner ? disp - L->fr_owner : -1;
+		}
+		/* movb $imm8, disp32(%rsp): c6 84 24 disp32 imm8 */
+		if (i + 8 <= len && code[i] == 0xc6 && code[i + 1] == 0x84 && code[i + 2] == 0x24 &&
+		    code[i + 7] == L->owner_cstack) {
+			memcpy(&disp, code + i + 3, 4);
+			return disp >= L->fr_owner ? disp - L->fr_owner : -1;
+		}
+	}
+	return -1;
+}
+
 const char *cpython_shim_prog(const struct cpython_layout *L,
 			      const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d)
 {
 	static struct vm_prog p;	/* 4 KB: not on the stack */
-	vm_label loop, shim, done, empty, bad, nostate;
+	vm_label start, loop, shim, done, empty, foreign, bad, nostate;
 
 	if (L->fr_owner < 0 || L->owner_cstack < 0 || (L->ts_cframe < 0 && L->ts_current_frame < 0))
 		return "no shim frame or current frame in the layout";
 	vm_prog_init(&p);
-	loop = vm_prog_label(&p), shim = vm_prog_label(&p), done = vm_prog_label(&p);
-	empty = vm_prog_label(&p), bad = vm_prog_label(&p), nostate = vm_prog_label(&p);
+	start = vm_prog_label(&p), loop = vm_prog_label(&p), shim = vm_prog_label(&p);
+	done = vm_prog_label(&p), empty = vm_prog_label(&p), foreign = vm_prog_label(&p);
+	bad = vm_prog_label(&p), nostate = vm_prog_label(&p);
 
 	/* An outer activation goes on where the inner one's shim led. */
-	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, loop);
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, start);
 	cpython_prog_find_thread(&p, L, a->runtime, L->ts_native_tid, 5, nostate);
 	if (L->ts_cframe >= 0) {
 		ld64(&p, 8, 9, L->ts_cframe);
@@ -87,6 +117,10 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	} else {
 		ld64(&p, 8, 9, L->ts_current_frame);
 	}
+	/* Where this activation's frames start, to take them back (foreign). */
+	vm_prog_bind(&p, start);
+	vm_prog_insn(&p, VMSTACK_VM4_MARK, 0, 0, 0);
+	vm_prog_insn(&p, VMSTACK_VM4_MOV, 14, 8, 0);
 
 	vm_prog_bind(&p, loop);
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 8, 0, done);
@@ -106,12 +140,27 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	vm_prog_bind(&p, shim);
 	if (L->shim_none)
 		vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 3, a->none, 7, bad);
+	if (a->shim_sp >= 0) {
+		/* This native frame's own shim, at its sp + shim_sp? */
+		vm_prog_insn(&p, VMSTACK_VM4_MOV, 2, 1, 0);
+		vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 2, a->shim_sp);
+		vm_prog_jmp(&p, VMSTACK_VM4_JNE, 8, 2, foreign);
+	}
 	ld64(&p, 8, 8, L->fr_previous);
 	vm_prog_bind(&p, done);
 	/* Its shim on top (entered, no Python frame pushed yet): the native frame stays. */
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 13, 0, empty);
 	leave(&p, VMSTACK_VM4_X_SHOWN);
 	vm_prog_bind(&p, empty);
+	leave(&p, VMSTACK_VM4_X_EMPTY);
+	/*
+	 * Another activation's shim: this one has not pushed its own yet, or
+	 * has popped it (its first and last instructions). Its native frame
+	 * stays; the next activation out starts where this one did.
+	 */
+	vm_prog_bind(&p, foreign);
+	vm_prog_insn(&p, VMSTACK_VM4_UNDO, 0, 0, 0);
+	vm_prog_insn(&p, VMSTACK_VM4_MOV, 8, 14, 0);
 	leave(&p, VMSTACK_VM4_X_EMPTY);
 	vm_prog_bind(&p, bad);
 	leave(&p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
