@@ -22,6 +22,11 @@ void fake_put8(uint64_t addr, uint8_t v);
 unsigned long fake_mem_reads(void);
 unsigned long fake_mem_faults(void);
 /*
+ * Reads outside the regions read process @pid's memory (a live
+ * interpreter under the fake native stack), until the next reset.
+ */
+void fake_mem_process(int pid);
+/*
  * What a read that succeeds and one that fails advance the walker's clock
  * by (vmstack_walk_clock(), in ns from the reset; 0 until set).
  */

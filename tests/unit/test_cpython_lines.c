@@ -11,7 +11,7 @@
 
 #include "py311_lines_vectors.h"
 #include "unit.h"
-#include "vm/cpython_lines.h"
+#include "vm/cpython/cpython_lines.h"
 
 #define NVEC ((int)(sizeof(py311_lines_vectors) / sizeof(py311_lines_vectors[0])))
 
@@ -191,4 +191,25 @@ UNIT_TEST(py311_lines_garbage)
 			CHECK(vmstack_py311_line(t, len, n % 3 ? 1 : INT_MAX, index) >= -1);
 		free(t);
 	}
+}
+
+/*
+ * 3.10's line table (pairs: bytes covered, signed line delta; -128: no
+ * line), by hand: 6 bytes at +1, a zero-width +2, 4 bytes without a line,
+ * 2 bytes at +1 from the line before them.
+ */
+UNIT_TEST(py310_lines_by_hand)
+{
+	static const unsigned char t[] = { 6, 1, 0, 2, 4, 0x80, 2, 1 };
+
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, -2) == 10);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 0) == 11);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 5) == 11);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 6) == -1);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 9) == -1);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 10) == 14);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 11) == 14);
+	CHECK(vmstack_py310_line(t, sizeof(t), 10, 12) == -1);
+	CHECK(vmstack_py310_line(t, 7, 10, 10) == -1);	/* a torn pair is not read */
+	CHECK(vmstack_py310_line(NULL, 0, 7, 0) == -1);
 }

@@ -101,7 +101,7 @@ static int php_holds(Elf *elf, char *ver, size_t len)
 
 /*
  * CPython's evaluator without Py_Version: that variable came in 3.11, and
- * cpython.c names every CPython that has it, walked or not.
+ * cpython/cpython.c names every CPython that has it, walked or not.
  */
 static int cpython_holds(Elf *elf, char *ver, size_t len)
 {

@@ -13,6 +13,9 @@
 #define HEAP_LEN	0x40000UL
 
 static u64 heap_next;
+unsigned int shape_tid = SHAPE_TID;
+u64 shape_tls = SHAPE_FS;
+u64 shape_bp_at[8];
 
 void shape_mem(void)
 {
@@ -22,6 +25,9 @@ void shape_mem(void)
 	/* The static TLS block: the variables sit below the fs base. */
 	fake_mem_map(SHAPE_FS - 0x1000, 0x2000);
 	heap_next = HEAP + 0x100;
+	shape_tid = SHAPE_TID;
+	shape_tls = SHAPE_FS;
+	memset(shape_bp_at, 0, sizeof(shape_bp_at));
 }
 
 u64 shape_alloc(u64 size)
@@ -35,6 +41,8 @@ u64 shape_alloc(u64 size)
 
 u64 shape_frame_bp(unsigned int i)
 {
+	if (i < 8 && shape_bp_at[i])
+		return shape_bp_at[i];
 	return STACK + 0x1000 + 0x100 * i;
 }
 
@@ -75,6 +83,35 @@ void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p)
 	CHECK(err == NULL);
 }
 
+/* The walk from native frame @frame of the sandwich, at @ip: its words in @ips. */
+static unsigned int walk(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+			 unsigned int frame, const unsigned long *regs, u64 *ips, unsigned int max)
+{
+	native_frames();
+	memset(w, 0, sizeof(*w));
+	memset(ips, 0, max * sizeof(*ips));
+	w->vms = d;
+	w->nr_vms = 1;
+	if (regs)
+		memcpy(w->regs, regs, sizeof(w->regs));
+	w->ip = ip;
+	w->sp = shape_frame_bp(frame) - 0x40;
+	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
+	w->tid = shape_tid;
+	w->tls = shape_tls;
+	w->ips = ips;
+	w->max = max;
+	w->reads_left = VMSTACK_MAX_READS;
+	w->deadline = ~0ULL;
+	return vmstack_walk_user(w);
+}
+
+unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
+			    u64 *ips, unsigned int max)
+{
+	return walk(d, w, SHAPE_LEAF, 0, NULL, ips, max);
+}
+
 void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 		      const u64 *want, unsigned int n)
 {
@@ -89,23 +126,7 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 	unsigned int i, got;
 	bool same;
 
-	native_frames();
-	memset(w, 0, sizeof(*w));
-	memset(ips, 0, sizeof(ips));
-	w->vms = d;
-	w->nr_vms = 1;
-	if (regs)
-		memcpy(w->regs, regs, sizeof(w->regs));
-	w->ip = ip;
-	w->sp = shape_frame_bp(frame) - 0x40;
-	w->regs[VMSTACK_VM_REG_RBP] = shape_frame_bp(frame);
-	w->tid = SHAPE_TID;
-	w->tls = SHAPE_FS;
-	w->ips = ips;
-	w->max = 64;
-	w->reads_left = VMSTACK_MAX_READS;
-	w->deadline = ~0ULL;
-	got = vmstack_walk_user(w);
+	got = walk(d, w, ip, frame, regs, ips, 64);
 	same = got == n;
 	for (i = 0; same && i < n; i++)
 		same = ips[i] == want[i];

@@ -43,12 +43,23 @@
 #define SHAPE_INNER_BP	shape_frame_bp(1)
 #define SHAPE_OUTER_BP	shape_frame_bp(4)
 
-/* Forget all memory; map the native stack, the heap and the TLS block. */
+/*
+ * Forget all memory; map the native stack, the heap and the TLS block;
+ * the sampled thread is SHAPE_TID with SHAPE_FS again.
+ */
 void shape_mem(void);
+/* The sampled thread's id and fs base in the walks (a live process's thread). */
+extern unsigned int shape_tid;
+extern u64 shape_tls;
 /* @size zeroed bytes of heap, 16-aligned. */
 u64 shape_alloc(u64 size);
-/* The rbp of native frame @i of the sandwich (0: the sampled one). */
+/*
+ * The rbp of native frame @i of the sandwich (0: the sampled one):
+ * shape_bp_at[i] where a test sets it (mapped by the test), else on the
+ * shapes' stack.
+ */
 u64 shape_frame_bp(unsigned int i);
+extern u64 shape_bp_at[8];
 
 /* A descriptor for @p: the VM range, F4_NATIVE_STEP (a loop in plain C). */
 void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p);
@@ -68,6 +79,13 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
 		     unsigned int frame, const unsigned long *regs, const u64 *want,
 		     unsigned int n);
+
+/*
+ * The same without a comparison: the merged words in @ips (at most @max),
+ * their count returned.
+ */
+unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
+			    u64 *ips, unsigned int max);
 
 /* VM words of the shapes' one VM. */
 static inline u64 shape_word(unsigned int kind, u64 v)

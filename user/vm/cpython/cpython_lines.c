@@ -127,3 +127,31 @@ int vmstack_py311_line(const unsigned char *table, size_t len, int firstlineno, 
 	}
 	return -1;
 }
+
+/*
+ * CPython 3.10's co_linetable (Objects/lnotab_notes.txt in 3.10): pairs of
+ * bytes, an unsigned count of bytecode bytes the entry covers and a
+ * signed line delta added to the running line (from co_firstlineno);
+ * a delta of -128 means the entry's bytes have no line, the running line
+ * unchanged. Entries covering no bytes only move the line. The line of
+ * byte offset @offset is that of the entry covering it.
+ */
+int vmstack_py310_line(const unsigned char *table, size_t len, int firstlineno, long offset)
+{
+	long start = 0, line = firstlineno;
+	size_t i;
+
+	if (offset < 0)
+		return firstlineno;
+	for (i = 0; i + 2 <= len; i += 2) {
+		long end = start + table[i];
+		int delta = (signed char)table[i + 1];
+
+		if (delta != -128)
+			line += delta;
+		if (offset >= start && offset < end)
+			return delta == -128 || line < 0 || line > INT_MAX ? -1 : (int)line;
+		start = end;
+	}
+	return -1;
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Source lines of CPython 3.11 frames: the code object's location table
+ * Source lines of CPython 3.11+ frames: the code object's location table
  * (co_linetable, Objects/locations.md in CPython 3.11) read as CPython's
- * own PyCode_Addr2Line reads it.
+ * own PyCode_Addr2Line reads it; and 3.10's line table.
  */
 #ifndef VMSTACK_VM_CPYTHON_LINES_H
 #define VMSTACK_VM_CPYTHON_LINES_H
@@ -20,5 +20,12 @@
  * is read.
  */
 int vmstack_py311_line(const unsigned char *table, size_t len, int firstlineno, long index);
+
+/*
+ * The line of bytecode byte @offset (f_lasti * 2) of a CPython 3.10 code
+ * object whose co_linetable is @table (@len bytes): @firstlineno for a
+ * negative @offset, -1 for bytes without a line or past the table.
+ */
+int vmstack_py310_line(const unsigned char *table, size_t len, int firstlineno, long offset);
 
 #endif

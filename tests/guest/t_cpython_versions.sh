@@ -1,0 +1,60 @@
+# CPython 3.10 to 3.13 from one list: Debian's python3.11 and the pyenv
+# builds of 3.10, 3.12 and 3.13 (scripts/setup's runtimes; libpython with
+# DWARF; 3.13 also with its _Py_DebugOffsets) run one script whose call
+# tree is known: C -> Python -> C -> Python, the interpreter's main calling
+# <module> -> main -> sort_work, which calls sorted() (C) with the key
+# function keyfn (Python), where nearly all the time goes, on one line.
+# Each version: its layout named in the recorder's summary, keyfn's
+# samples show the whole chain with sorted's native frames between
+# sort_work and keyfn, the stacks in Python code are merged and rooted at
+# _start, and the leaf's line is keyfn's loop. (3.10 runs each Python call
+# in an activation of its own: the chain is the same, with native eval
+# frames of its own between <module>, main and sort_work.)
+. tests/guest/lib.sh
+cat >/tmp/pyv.py <<'PY'
+import sys, time
+def keyfn(x):
+    s = 0
+    for i in range(300): s += i * x  # hot
+    return s
+def sort_work(n):
+    return sorted(range(n), key=keyfn)
+def main(secs):
+    end = time.time() + secs
+    while time.time() < end:
+        sort_work(200)
+main(float(sys.argv[1]))
+PY
+hot=4
+# A Python frame of /tmp/pyv.py's function $1, as an ERE.
+fr() { echo "${1} \(/tmp/pyv\.py:[0-9]+\)_\[vm\]"; }
+nat=';(.*;)?[^;]*[^];](;.*)?;'	# at least one native frame between
+in_py='_\[vm\]|vm stack cut|;_PyEval_EvalFrameDefault(;| )'
+for v in 3.10 3.11 3.12 3.13; do
+	if [ $v = 3.11 ]; then
+		py=/usr/bin/python3.11 want='CPython 3.11'
+	else
+		py=$(ls /root/.pyenv/versions/$v.*/bin/python$v 2>/dev/null | head -1)
+		want="CPython $v\.[0-9]+ \(layout from [^)]*DWARF"
+	fi
+	[ -x "$py" ] || fail "no CPython $v here (scripts/setup provides the pyenv builds)"
+	f=/tmp/pyv-$v.folded
+	vmstack-record --stats -F 999 -o $f -- $py /tmp/pyv.py $((3 * span)) 2>$f.err ||
+		{ cat $f.err; fail "$v: record failed"; }
+	grep -qE "VM frames merged \($want" $f.err || { cat $f.err; fail "$v: CPython not merged"; }
+	grep -o 'VM frames merged ([^;]*' $f.err
+	key=$(stack_count $f ";$(fr keyfn)")
+	sep=';'
+	[ $v = 3.10 ] && sep=';(.*;)?'	# one activation per Python frame: native ones between
+	chain=$(stack_count $f "^python$v;_start;.*;$(fr '<module>')${sep}$(fr main)${sep}$(fr sort_work)${nat}$(fr keyfn)( |;)")
+	all=$(stack_count $f "$in_py")
+	ok=$(grep -E -- "$in_py" $f | grep -E "^python$v;_start;" |
+		grep -vE 'vm stack cut|;_PyEval_EvalFrameDefault(;| )' | awk '{s += $NF} END {print s+0}')
+	line=$(leaf_share $f '^keyfn \(' "pyv.py:$hot)_[vm]")
+	note "CPython $v: $key samples in keyfn, $((key ? 100 * chain / key : 0))% under _start, <module>, main, sort_work and sorted's C frames; in Python code merged and rooted $((all ? 100 * ok / all : 0))% of $all; keyfn's leaf at line $hot $line%"
+	awk '{print $NF, $0}' $f | sort -nr | head -2 | cut -c1-1500
+	[ "$key" -ge 300 ] || fail "$v: too few samples in keyfn"
+	[ $((100 * chain / key)) -ge 95 ] || fail "$v: the C -> Python -> C -> Python chain incomplete in over 5% of keyfn's samples"
+	[ $((100 * ok / all)) -ge 95 ] || fail "$v: under 95% of the samples in Python code merged and rooted at _start"
+	[ "$line" -ge 90 ] || fail "$v: keyfn's current line right in under 90% of its samples"
+done

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPython, one runtime for the versions vmstack walks (runtime.h): what
+ * its files share. A build's structures are a struct cpython_layout,
+ * from a table (3.11: the same in every x86-64 build), from the build's
+ * own DWARF, or from the offsets 3.13 publishes in _PyRuntime
+ * (_Py_DebugOffsets); the walk is ABI 3's structured descriptor for 3.11
+ * (py311.c) and an ABI 4 program for 3.12 and 3.13 (shim_prog.c); the
+ * naming (name.c) reads code objects the same way in all of them.
+ */
+#ifndef VMSTACK_VM_CPYTHON_H
+#define VMSTACK_VM_CPYTHON_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vm/runtime.h"
+
+struct cpython_layout {
+	unsigned int major, minor;	/* Py_Version's, e.g. 3, 11 */
+	/*
+	 * _PyRuntime.interpreters: .main, the main interpreter (3.11's
+	 * walk), and .head, the newest, whose ->next leads to the others
+	 * (3.12+: every interpreter's threads are looked at).
+	 */
+	int32_t rt_interp_main, rt_interp_head;
+	int32_t is_next, is_threads_head;	/* PyInterpreterState */
+	/* PyThreadState; ts_cframe -1 in 3.13 (ts_current_frame instead) */
+	int32_t ts_next, ts_interp, ts_initialized, ts_cframe, ts_native_tid;
+	int32_t ts_current_frame;
+	/* _PyCFrame (3.11, 3.12) */
+	int32_t cf_current_frame, cf_previous;
+	/*
+	 * _PyInterpreterFrame: fr_code is 3.13's f_executable, fr_prev_instr
+	 * its instr_ptr; fr_is_entry 3.11's, fr_owner 3.12's and later.
+	 */
+	int32_t fr_code, fr_previous, fr_prev_instr, fr_is_entry, fr_owner;
+	/* FRAME_OWNED_BY_CSTACK: the shim frame where C entered the loop (3.12+) */
+	int32_t owner_cstack;
+	bool shim_none;		/* 3.13: the shim's f_executable is Py_None */
+	int32_t ob_type;
+	/* PyCodeObject; co_code: where its instructions start (co_code_adaptive) */
+	int32_t co_firstlineno, co_filename, co_qualname, co_linetable, co_code;
+	/* PyASCIIObject, PyCompactUnicodeObject, PyBytesObject */
+	int32_t str_length, str_state, str_ascii_data, str_compact_data;
+	int32_t bytes_size, bytes_data;
+	/*
+	 * 3.10 only (-1 elsewhere): tstate->frame, tstate->thread_id (the
+	 * thread's pthread_self(), its fs base: 3.10 keeps no native id),
+	 * PyFrameObject.f_lasti (an int, in code units), co_name (3.10 has no
+	 * co_qualname). The frame's link and code are fr_previous (f_back)
+	 * and fr_code (f_code).
+	 */
+	int32_t ts_frame, ts_thread_id, fr_lasti, co_name;
+};
+
+/*
+ * One interpreter as found in a process: its layout, and where its code
+ * objects' type is (the check that an identity is a code object). Kept
+ * for the whole run (namers hold it), in a table that never moves.
+ */
+struct cpython_build {
+	struct cpython_layout L;
+	uint64_t code_type;
+	int32_t shim_sp;	/* 3.12+: where the eval frame keeps its shim; -1: unknown */
+	char name[128];
+};
+
+/* What detection knows of the file before a version's own part runs. */
+struct cpython_file {
+	Elf *elf;
+	uint64_t hex;		/* Py_Version: 0x030c01f0 for 3.12.1 final */
+	uint64_t bias;		/* process address - file address */
+	GElf_Sym eval, runtime;	/* _PyEval_EvalFrameDefault, _PyRuntime */
+	const char *build_id;	/* or NULL */
+};
+
+/*
+ * 3.11 (py311.c): the layout, and the descriptor in @d (code objects'
+ * type at @code_type) once the build's _PyCFrame offset is read off its
+ * code; VMSTACK_DETECT_YES or _UNKNOWN.
+ */
+extern const struct cpython_layout cpython_py311;
+enum vmstack_detect cpython_py311_desc(const struct cpython_file *cf,
+				       const struct cpython_layout *L, uint64_t code_type,
+				       struct vmstack_vm_desc *d, char *why, size_t len);
+
+/*
+ * 3.10, 3.12 and 3.13 (layout_dwarf.c, debug_offsets.c): the layout of
+ * the build from its DWARF; 0, or -1 with @why.
+ */
+int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
+			 char *why, size_t len);
+/*
+ * 3.13's _Py_DebugOffsets as @elf's _PyRuntime starts out: 1 and *L
+ * filled; 0 if the file has none (no cookie); -1 with @why for offsets
+ * vmstack cannot read (another version of the struct).
+ */
+int cpython_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct cpython_layout *L,
+			  char *why, size_t len);
+/* The first field where @a and @b differ (among those both give), or NULL. */
+const char *cpython_layout_differs(const struct cpython_layout *a,
+				   const struct cpython_layout *b);
+
+/* Process addresses the 3.12/3.13 program needs. */
+struct cpython_shim_addrs {
+	uint64_t code_start, code_end;	/* _PyEval_EvalFrameDefault */
+	uint64_t runtime;		/* _PyRuntime */
+	uint64_t code_type;		/* PyCode_Type */
+	uint64_t none;			/* _Py_NoneStruct (3.13's shim) */
+	int32_t shim_sp;		/* the shim at the eval frame's sp + this; -1: unknown */
+};
+
+/*
+ * Where _PyEval_EvalFrameDefault keeps its shim frame, from its code
+ * @code (its first @len bytes): "movb $FRAME_OWNED_BY_CSTACK,
+ * DISP(%rsp)" (entry_frame.owner = ...) makes it sp + DISP - fr_owner;
+ * -1 when the code does not show it.
+ */
+int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct cpython_layout *L);
+
+/*
+ * The ABI 4 program for 3.12/3.13 (shim_prog.c) in @d: the thread state
+ * by native thread id, frames down to the shim. NULL, or why it cannot be
+ * built.
+ */
+const char *cpython_shim_prog(const struct cpython_layout *L,
+			      const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
+
+/*
+ * In a program being built (vm/prog.h): r9 = the thread state, of any
+ * interpreter's list, whose u64 at @key_off equals register @key_reg
+ * (at most VMSTACK_VM_THREADS_MAX looked at), r10 = 1; else to @nostate.
+ * Uses r2, r7, r12.
+ */
+struct vm_prog;
+void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
+			      uint64_t runtime, int32_t key_off, int key_reg, int nostate);
+
+/*
+ * 3.10 (py310.c), a file without Py_Version: whether its Py_GetVersion
+ * formats "3.10.N" (then *hex as Py_Version would be, and 1); its
+ * program, as the 3.12 one. Its layout: cpython_layout_dwarf().
+ */
+int cpython_py310_version(Elf *elf, uint64_t *hex);
+const char *cpython_py310_prog(const struct cpython_layout *L,
+			       const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
+
+/* Naming (name.c): runtime.h's namer for every version. */
+int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
+		 struct vmstack_name_buf *out);
+
+#endif

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A CPython 3.10, 3.12 or 3.13 build's layout from its own DWARF (the pyenv
+ * builds and any built with -g; Debian's has a debug package): each
+ * offset the walk and the naming use, by the names CPython's headers
+ * give them at v3.12.1 and v3.13.0 (Include/internal/pycore_runtime.h,
+ * pycore_interp.h, pycore_frame.h, Include/cpython/pystate.h, code.h,
+ * unicodeobject.h, bytesobject.h). A name missing from the DWARF is named
+ * in the message: no offset is guessed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dwarf_types.h"
+#include "vm/cpython/cpython.h"
+
+struct query {
+	struct vmstack_dwarf_types *t;
+	const char *missing;	/* the first "type.member" not found */
+};
+
+static int32_t off(struct query *q, const char *type, const char *member)
+{
+	long v = vmstack_dwarf_offset(q->t, type, member);
+
+	if (v < 0 && !q->missing)
+		q->missing = member;
+	return (int32_t)v;
+}
+
+static int32_t size(struct query *q, const char *type)
+{
+	long v = vmstack_dwarf_size(q->t, type);
+
+	if (v < 0 && !q->missing)
+		q->missing = type;
+	return (int32_t)v;
+}
+
+/* Two members, the second in the struct the first is: a.b. */
+static int32_t off2(struct query *q, const char *type, const char *member,
+		    const char *inner_type, const char *inner)
+{
+	int32_t a = off(q, type, member), b = off(q, inner_type, inner);
+
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+static void take_cstack(void *arg, const char *name, int64_t value)
+{
+	if (!strcmp(name, "FRAME_OWNED_BY_CSTACK"))
+		*(int32_t *)arg = (int32_t)value;
+}
+
+static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
+{
+	memset(L, 0, sizeof(*L));
+	L->major = 3;
+	L->minor = minor;
+	/* struct pyinterpreters and struct pythreads: named in both versions' headers. */
+	L->rt_interp_main = off2(q, "_PyRuntimeState", "interpreters", "pyinterpreters", "main");
+	L->rt_interp_head = off2(q, "_PyRuntimeState", "interpreters", "pyinterpreters", "head");
+	L->is_next = off(q, "PyInterpreterState", "next");
+	L->is_threads_head = off2(q, "PyInterpreterState", "threads", "pythreads", "head");
+	L->ts_next = off(q, "PyThreadState", "next");
+	L->ts_interp = off(q, "PyThreadState", "interp");
+	L->ts_native_tid = off(q, "PyThreadState", "native_thread_id");
+	L->ts_initialized = -1;	/* 3.11's check; the interp link suffices here */
+	if (minor == 12) {
+		L->ts_cframe = off(q, "PyThreadState", "cframe");
+		L->cf_current_frame = off(q, "_PyCFrame", "current_frame");
+		L->cf_previous = off(q, "_PyCFrame", "previous");
+		L->ts_current_frame = -1;
+		L->fr_code = off(q, "_PyInterpreterFrame", "f_code");
+		L->fr_prev_instr = off(q, "_PyInterpreterFrame", "prev_instr");
+	} else {
+		/* 3.13 dropped _PyCFrame: the frame is the thread state's own. */
+		L->ts_cframe = L->cf_current_frame = L->cf_previous = -1;
+		L->ts_current_frame = off(q, "PyThreadState", "current_frame");
+		L->fr_code = off(q, "_PyInterpreterFrame", "f_executable");
+		L->fr_prev_instr = off(q, "_PyInterpreterFrame", "instr_ptr");
+		/* Python/ceval.c at v3.13.0: entry_frame.f_executable = Py_None. */
+		L->shim_none = true;
+	}
+	L->fr_previous = off(q, "_PyInterpreterFrame", "previous");
+	L->fr_owner = off(q, "_PyInterpreterFrame", "owner");
+	L->fr_is_entry = -1;
+	L->owner_cstack = -1;
+	if (vmstack_dwarf_enum_of(q->t, "FRAME_OWNED_BY_CSTACK", take_cstack,
+				  &L->owner_cstack) <= 0 || L->owner_cstack < 0) {
+		if (!q->missing)
+			q->missing = "FRAME_OWNED_BY_CSTACK";
+	}
+	L->ob_type = off(q, "PyObject", "ob_type");
+	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
+	L->co_filename = off(q, "PyCodeObject", "co_filename");
+	L->co_qualname = off(q, "PyCodeObject", "co_qualname");
+	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
+	L->co_code = off(q, "PyCodeObject", "co_code_adaptive");
+	L->str_length = off(q, "PyASCIIObject", "length");
+	L->str_state = off(q, "PyASCIIObject", "state");
+	/* Compact strings' text follows the object's header. */
+	L->str_ascii_data = size(q, "PyASCIIObject");
+	L->str_compact_data = size(q, "PyCompactUnicodeObject");
+	L->bytes_size = off(q, "PyVarObject", "ob_size");
+	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
+}
+
+/*
+ * 3.10: names of CPython's headers at v3.10.13 (Include/cpython/pystate.h,
+ * frameobject.h, code.h; pycore_interp.h's tstate_head).
+ */
+static void fill310(struct query *q, struct cpython_layout *L)
+{
+	int32_t interps = off(q, "_PyRuntimeState", "interpreters");
+
+	memset(L, 0, sizeof(*L));
+	L->major = 3;
+	L->minor = 10;
+	L->rt_interp_main = interps + off(q, "pyinterpreters", "main");
+	L->rt_interp_head = interps + off(q, "pyinterpreters", "head");
+	L->is_next = off(q, "PyInterpreterState", "next");
+	L->is_threads_head = off(q, "PyInterpreterState", "tstate_head");
+	L->ts_next = off(q, "PyThreadState", "next");
+	L->ts_interp = off(q, "PyThreadState", "interp");
+	L->ts_frame = off(q, "PyThreadState", "frame");
+	L->ts_thread_id = off(q, "PyThreadState", "thread_id");
+	L->fr_code = off(q, "PyFrameObject", "f_code");
+	L->fr_previous = off(q, "PyFrameObject", "f_back");
+	L->fr_lasti = off(q, "PyFrameObject", "f_lasti");
+	L->ob_type = off(q, "PyObject", "ob_type");
+	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
+	L->co_filename = off(q, "PyCodeObject", "co_filename");
+	L->co_name = off(q, "PyCodeObject", "co_name");
+	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
+	L->str_length = off(q, "PyASCIIObject", "length");
+	L->str_state = off(q, "PyASCIIObject", "state");
+	L->str_ascii_data = size(q, "PyASCIIObject");
+	L->str_compact_data = size(q, "PyCompactUnicodeObject");
+	L->bytes_size = off(q, "PyVarObject", "ob_size");
+	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	/* What 3.10 does not have. */
+	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
+	L->cf_current_frame = L->cf_previous = -1;
+	L->fr_prev_instr = L->fr_is_entry = L->fr_owner = L->owner_cstack = -1;
+	L->co_qualname = L->co_code = -1;
+}
+
+int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
+			 char *why, size_t len)
+{
+	/*
+	 * Python/ceval.c's unit defines every type above: looked for there
+	 * first (a few ms), in all units only if it lacks one.
+	 */
+	static const char *const units[] = { "ceval.c", NULL };
+	struct query q = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		q.t = vmstack_dwarf_types_open(elf, units[i]);
+		if (!q.t) {
+			snprintf(why, len, "no DWARF");
+			return -1;
+		}
+		q.missing = NULL;
+		if (minor == 10)
+			fill310(&q, L);
+		else
+			fill(&q, minor, L);
+		vmstack_dwarf_types_close(q.t);
+		if (!q.missing)
+			return 0;
+	}
+	snprintf(why, len, "its DWARF has no %s", q.missing);
+	return -1;
+}

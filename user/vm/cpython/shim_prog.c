@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ABI 4 program for CPython 3.12 and 3.13 (Documentation/descriptor4.md).
+ *
+ * How these versions keep their frames: a thread's _PyInterpreterFrames
+ * form one chain through ->previous, from the innermost (3.12:
+ * tstate->cframe->current_frame; 3.13: tstate->current_frame). Each time C
+ * enters the eval loop, _PyEval_EvalFrameDefault pushes a shim frame on
+ * its own C stack (owner FRAME_OWNED_BY_CSTACK; 3.13's also runs
+ * Py_None), whose ->previous is the caller's frame: the shim ends one
+ * activation's frames and links to the next one's. So the first run of
+ * a sample (the innermost native activation) finds the thread's state and
+ * its current frame, shows frames down to a shim and leaves the frame
+ * below it in r8 for the run at the next native activation outwards.
+ *
+ * The thread state is found by the thread's id in every interpreter's
+ * thread list (native_thread_id is gettid()'s value): 3.12's TLS slot
+ * _Py_tss_tstate would be faster for the thread holding the GIL, but is
+ * NULL in a thread that released it (sleep, I/O), whose frames the list
+ * still finds.
+ *
+ * Where the build's code shows it (cpython_shim_place), the shim met is
+ * proved to be this native frame's own, at its sp + a fixed offset: in
+ * the eval function's first and last instructions, before its shim is
+ * linked or after it is unlinked, the chain's first shim is the caller
+ * activation's, and this activation then shows nothing (its native frame
+ * stays) rather than its caller's frames.
+ *
+ * Registers: r8 the frame the next activation starts at, r9 the thread
+ * state, r10 1 once it was found (kept between runs); r12 the threads
+ * left to look at, r13 the frames this run showed, r14 where they began.
+ */
+#include <string.h>
+
+#include "vm/cpython/cpython.h"
+#include "vm/prog.h"
+
+static void ld64(struct vm_prog *p, int dst, int src, int32_t off)
+{
+	vm_prog_ld(p, 8, 0, dst, src, off, VM_NO_LABEL);
+}
+
+static void leave(struct vm_prog *p, int how)
+{
+	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, how);
+}
+
+void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
+			      uint64_t runtime, int32_t key_off, int key_reg, vm_label nostate)
+{
+	vm_label interp = vm_prog_label(p), thread = vm_prog_label(p);
+	vm_label next_interp = vm_prog_label(p), have = vm_prog_label(p);
+
+	vm_prog_mov64(p, 7, runtime);
+	ld64(p, 7, 7, L->rt_interp_head);
+	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 12, 0, VMSTACK_VM_THREADS_MAX);
+	vm_prog_bind(p, interp);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 7, 0, nostate);
+	ld64(p, 9, 7, L->is_threads_head);
+	vm_prog_bind(p, thread);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 9, 0, next_interp);
+	/* A list that does not end (torn, or not a list) ends the search. */
+	vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, 12, 1);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 12, 0, nostate);
+	ld64(p, 2, 9, key_off);
+	vm_prog_jmp(p, VMSTACK_VM4_JEQ, 2, key_reg, have);
+	ld64(p, 9, 9, L->ts_next);
+	vm_prog_ja(p, thread);
+	vm_prog_bind(p, next_interp);
+	ld64(p, 7, 7, L->is_next);
+	vm_prog_ja(p, interp);
+	vm_prog_bind(p, have);
+	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
+}
+
+int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct cpython_layout *L)
+{
+	size_t i;
+	int32_t disp;
+
+	for (i = 0; i + 5 <= len; i++) {
+		/* movb $imm8, disp8(%rsp): c6 44 24 disp8 imm8 */
+		if (code[i] == 0xc6 && code[i + 1] == 0x44 && code[i + 2] == 0x24 &&
+		    code[i + 4] == L->owner_cstack) {
+			disp = (int8_t)code[i + 3];
+			return disp >= L->fr_owner ? disp - L->fr_owner : -1;
+		}
+		/* movb $imm8, disp32(%rsp): c6 84 24 disp32 imm8 */
+		if (i + 8 <= len && code[i] == 0xc6 && code[i + 1] == 0x84 && code[i + 2] == 0x24 &&
+		    code[i + 7] == L->owner_cstack) {
+			memcpy(&disp, code + i + 3, 4);
+			return disp >= L->fr_owner ? disp - L->fr_owner : -1;
+		}
+	}
+	return -1;
+}
+
+const char *cpython_shim_prog(const struct cpython_layout *L,
+			      const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d)
+{
+	static struct vm_prog p;	/* 4 KB: not on the stack */
+	vm_label start, loop, shim, done, empty, foreign, bad, nostate;
+
+	if (L->fr_owner < 0 || L->owner_cstack < 0 || (L->ts_cframe < 0 && L->ts_current_frame < 0))
+		return "no shim frame or current frame in the layout";
+	vm_prog_init(&p);
+	start = vm_prog_label(&p), loop = vm_prog_label(&p), shim = vm_prog_label(&p);
+	done = vm_prog_label(&p), empty = vm_prog_label(&p), foreign = vm_prog_label(&p);
+	bad = vm_prog_label(&p), nostate = vm_prog_label(&p);
+
+	/* An outer activation goes on where the inner one's shim led. */
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, start);
+	cpython_prog_find_thread(&p, L, a->runtime, L->ts_native_tid, 5, nostate);
+	if (L->ts_cframe >= 0) {
+		ld64(&p, 8, 9, L->ts_cframe);
+		ld64(&p, 8, 8, L->cf_current_frame);
+	} else {
+		ld64(&p, 8, 9, L->ts_current_frame);
+	}
+	/* Where this activation's frames start, to take them back (foreign). */
+	vm_prog_bind(&p, start);
+	vm_prog_insn(&p, VMSTACK_VM4_MARK, 0, 0, 0);
+	vm_prog_insn(&p, VMSTACK_VM4_MOV, 14, 8, 0);
+
+	vm_prog_bind(&p, loop);
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 8, 0, done);
+	ld64(&p, 3, 8, L->fr_code);
+	vm_prog_ld(&p, 1, 0, 2, 8, L->fr_owner, VM_NO_LABEL);
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 2, L->owner_cstack, shim);
+	/* A frame of the thread, a generator or a frame object: its code. */
+	ld64(&p, 4, 3, L->ob_type);
+	vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 4, a->code_type, 7, bad);
+	ld64(&p, 4, 8, L->fr_prev_instr);
+	vm_prog_insn(&p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
+	vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 13, 1);
+	ld64(&p, 8, 8, L->fr_previous);
+	vm_prog_ja(&p, loop);
+
+	/* The shim: not shown; the next activation starts below it. */
+	vm_prog_bind(&p, shim);
+	if (L->shim_none)
+		vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 3, a->none, 7, bad);
+	if (a->shim_sp >= 0) {
+		/* This native frame's own shim, at its sp + shim_sp? */
+		vm_prog_insn(&p, VMSTACK_VM4_MOV, 2, 1, 0);
+		vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 2, a->shim_sp);
+		vm_prog_jmp(&p, VMSTACK_VM4_JNE, 8, 2, foreign);
+	}
+	ld64(&p, 8, 8, L->fr_previous);
+	vm_prog_bind(&p, done);
+	/* Its shim on top (entered, no Python frame pushed yet): the native frame stays. */
+	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 13, 0, empty);
+	leave(&p, VMSTACK_VM4_X_SHOWN);
+	vm_prog_bind(&p, empty);
+	leave(&p, VMSTACK_VM4_X_EMPTY);
+	/*
+	 * Another activation's shim: this one has not pushed its own yet, or
+	 * has popped it (its first and last instructions). Its native frame
+	 * stays; the next activation out starts where this one did.
+	 */
+	vm_prog_bind(&p, foreign);
+	vm_prog_insn(&p, VMSTACK_VM4_UNDO, 0, 0, 0);
+	vm_prog_insn(&p, VMSTACK_VM4_MOV, 8, 14, 0);
+	leave(&p, VMSTACK_VM4_X_EMPTY);
+	vm_prog_bind(&p, bad);
+	leave(&p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
+	vm_prog_bind(&p, nostate);
+	leave(&p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
+
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
+	d->ranges[0].start = a->code_start;
+	d->ranges[0].end = a->code_end;
+	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	return vm_prog_end(&p, d);
+}
