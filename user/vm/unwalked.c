@@ -52,50 +52,6 @@ static int ruby_holds(Elf *elf, char *ver, size_t len)
 }
 
 /*
- * The Zend engine exports execute_ex and zend_execute_ex; PHP's version is
- * only in its strings, as "X-Powered-By: PHP/8.2.36" in .rodata.
- */
-static int php_holds(Elf *elf, char *ver, size_t len)
-{
-	static const char tag[] = "X-Powered-By: PHP/";
-	Elf_Scn *scn = NULL;
-	const char *at;
-	size_t shstrndx;
-	GElf_Shdr sh;
-	GElf_Sym sym;
-	Elf_Data *d;
-
-	if (vmstack_elf_symbol(elf, "execute_ex", &sym) ||
-	    vmstack_elf_symbol(elf, "zend_execute_ex", &sym))
-		return -1;
-	snprintf(ver, len, "PHP");
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".rodata"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return 0;
-		at = memmem(d->d_buf, d->d_size, tag, sizeof(tag) - 1);
-		if (at) {
-			size_t left = d->d_size - (at - (const char *)d->d_buf) - (sizeof(tag) - 1);
-			const char *v = at + sizeof(tag) - 1;
-			size_t n = strnlen(v, left < 16 ? left : 16);
-
-			snprintf(ver, len, "PHP %.*s", (int)n, v);
-		}
-		return 0;
-	}
-	return 0;
-}
-
-/*
  * CPython's evaluator without Py_Version: that variable came in 3.11, and
  * cpython.c names every CPython that has it, walked or not.
  */
@@ -110,7 +66,7 @@ static int cpython_holds(Elf *elf, char *ver, size_t len)
 	return 0;
 }
 
-static unwalked_holds *const unwalked[] = { lua_holds, ruby_holds, php_holds, cpython_holds };
+static unwalked_holds *const unwalked[] = { lua_holds, ruby_holds, cpython_holds };
 
 int vmstack_vm_unwalked(const struct vmstack_map *m, char *what, size_t len)
 {
