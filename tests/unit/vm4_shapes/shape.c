@@ -81,17 +81,13 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 	shape_walk_from(d, w, SHAPE_LEAF, 0, NULL, want, n);
 }
 
-void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
-		     unsigned int frame, const unsigned long *regs, const u64 *want,
-		     unsigned int n)
+unsigned int shape_walk_at(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+			   unsigned int frame, const unsigned long *regs, u64 *ips,
+			   unsigned int max)
 {
-	static u64 ips[64];
-	unsigned int i, got;
-	bool same;
-
 	native_frames();
 	memset(w, 0, sizeof(*w));
-	memset(ips, 0, sizeof(ips));
+	memset(ips, 0, max * sizeof(*ips));
 	w->vms = d;
 	w->nr_vms = 1;
 	if (regs)
@@ -102,10 +98,21 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 	w->tid = SHAPE_TID;
 	w->tls = SHAPE_FS;
 	w->ips = ips;
-	w->max = 64;
+	w->max = max;
 	w->reads_left = VMSTACK_MAX_READS;
 	w->deadline = ~0ULL;
-	got = vmstack_walk_user(w);
+	return vmstack_walk_user(w);
+}
+
+void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+		     unsigned int frame, const unsigned long *regs, const u64 *want,
+		     unsigned int n)
+{
+	static u64 ips[64];
+	unsigned int i, got;
+	bool same;
+
+	got = shape_walk_at(d, w, ip, frame, regs, ips, 64);
 	same = got == n;
 	for (i = 0; same && i < n; i++)
 		same = ips[i] == want[i];

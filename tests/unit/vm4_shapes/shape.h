@@ -69,6 +69,11 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 		     unsigned int frame, const unsigned long *regs, const u64 *want,
 		     unsigned int n);
 
+/* The walk alone: the merged ips[] (at most @max) in @ips, and their count. */
+unsigned int shape_walk_at(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
+			   unsigned int frame, const unsigned long *regs, u64 *ips,
+			   unsigned int max);
+
 /* VM words of the shapes' one VM. */
 static inline u64 shape_word(unsigned int kind, u64 v)
 {
