@@ -348,7 +348,7 @@ static int php_name(const void *build, int pid, const struct vmstack_frame *f,
 const struct vmstack_runtime vmstack_rt_php = {
 	.name = "php",
 	.label = "PHP",
-	.help = "PHP 8.2 (NTS: php8.2-cli, -fpm, -cgi; PHP frames with their current line; not with the opcache JIT on)",
+	.help = "PHP 8.2 in a non-thread-safe build (Debian's php8.2; PHP frames with their current line; not with the opcache JIT on)",
 	.detect = php_detect,
 	.namer = php_name,
 	.names_by_pc = true,
