@@ -127,21 +127,6 @@ UNIT_TEST(php82_prog_sandwich)
 	}
 }
 
-/* The script the live part stops: line numbers are what the names must say. */
-static const char live_script[] =
-	"<?php\n"
-	"class Sorter {\n"
-	"  function run($a) { usort($a, [$this, 'cmp']); return $a; }\n"
-	"  function cmp($x, $y) {\n"
-	"    global $go;\n"
-	"    if ($go) { $go = false; echo \"ready\\n\"; flush(); sleep(30); }\n"
-	"    return $x <=> $y;\n"
-	"  }\n"
-	"}\n"
-	"function top() { $s = new Sorter; return $s->run([3, 1, 2]); }\n"
-	"$go = true;\n"
-	"top();\n";
-
 /* Copy the process's mapping holding @addr into fake memory (once). */
 static int copy_region(int pid, u64 addr, u64 *done, unsigned int *n)
 {
@@ -244,10 +229,54 @@ static enum vmstack_detect live_detect(int pid, struct vmstack_vm_found *found, 
 	return v;
 }
 
-UNIT_TEST(php82_live_usort)
+/*
+ * A script the live part stops in sleep(), after it printed "ready", and
+ * the PHP frames the walk must show there, innermost first: the first
+ * @inner of them in the inner activation (the fake sandwich's), then the
+ * outer activation's; line numbers are the script's.
+ */
+struct live_case {
+	const char *script;
+	unsigned int n, inner;
+	const char *fn[6];
+	unsigned int line[6];
+};
+
+/* C -> PHP -> C -> PHP: a usort comparator method, sleeping. */
+static const struct live_case live_usort = {
+	"<?php\n"
+	"class Sorter {\n"
+	"  function run($a) { usort($a, [$this, 'cmp']); return $a; }\n"
+	"  function cmp($x, $y) {\n"
+	"    global $go;\n"
+	"    if ($go) { $go = false; echo \"ready\\n\"; flush(); sleep(30); }\n"
+	"    return $x <=> $y;\n"
+	"  }\n"
+	"}\n"
+	"function top() { $s = new Sorter; return $s->run([3, 1, 2]); }\n"
+	"$go = true;\n"
+	"top();\n",
+	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 10, 12 },
+};
+
+/*
+ * A generator resumed by foreach (zend_generator_resume, C) in a closure
+ * array_map calls (C): each is an activation of its own, so the generator
+ * frame must be marked TOP, else the walk would run on into its consumer.
+ */
+static const struct live_case live_generator = {
+	"<?php\n"
+	"function gen() {\n"
+	"  foreach ([1] as $x) { echo \"ready\\n\"; flush(); sleep(30); yield $x; }\n"
+	"}\n"
+	"function outer() { return array_map(function ($v) { foreach (gen() as $g) {} return $v; }, [1]); }\n"
+	"outer();\n",
+	2, 1, { "gen", "{closure}" }, { 3, 5 },
+};
+
+/* Run @c's script, walk its frames with the program on its copied memory, name them. */
+static void live_walk(const struct live_case *c)
 {
-	static const char *const want_fn[] = { "Sorter::cmp", "Sorter::run", "top", "{main}" };
-	static const unsigned int want_line[] = { 6, 3, 10, 12 };
 	static struct vmstack_vm_desc4 d;
 	static struct vm_prog p;
 	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
@@ -265,7 +294,7 @@ UNIT_TEST(php82_live_usort)
 		return;
 	}
 	s = fopen("build/unit-php-live.php", "w");
-	CHECK(s && fputs(live_script, s) >= 0);
+	CHECK(s && fputs(c->script, s) >= 0);
 	if (s)
 		fclose(s);
 	pid = spawn_php((char *const[]){ "php8.2", "-n", "build/unit-php-live.php", NULL }, &out);
@@ -285,9 +314,8 @@ UNIT_TEST(php82_live_usort)
 		php_prog(&p, L, eg);
 		shape_desc(&d, &p);
 		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
-		/* sleep hidden; cmp; usort hidden; run, top, {main}: between the native frames. */
 		CHECK(w.flags == VMSTACK_SF_VM);
-		for (k = 0; k < got && users < 4; k++) {
+		for (k = 0; k < got && users < c->n; k++) {
 			struct vmstack_name_buf nb;
 			struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
 
@@ -297,23 +325,32 @@ UNIT_TEST(php82_live_usort)
 			fr.pc = ips[++k];
 			memset(&nb, 0, sizeof(nb));
 			CHECK(!rt->namer(found.build, pid, &fr, &nb));
-			CHECK(!strcmp(nb.function, want_fn[users]) && nb.line == want_line[users] &&
+			CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
 			      strstr(nb.file, "unit-php-live.php"));
-			if (strcmp(nb.function, want_fn[users]) || nb.line != want_line[users])
+			if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])
 				fprintf(stderr, "  frame %u: %s (%s:%u), want %s line %u\n", users,
-					nb.function, nb.file, nb.line, want_fn[users],
-					want_line[users]);
+					nb.function, nb.file, nb.line, c->fn[users], c->line[users]);
 			users++;
-			/* The inner activation ends at cmp: C frames, then the outer one. */
-			if (users == 1)
+			/* The inner activation ends: C frames, then the outer one. */
+			if (users == c->inner)
 				CHECK(k + 2 < got && ips[k + 1] == SHAPE_MID1_RA);
 		}
-		CHECK(users == 4);
+		CHECK(users == c->n);
 	} else {
 		fprintf(stderr, "  %s\n", why);
 	}
 	end_php(pid, out);
 	unlink("build/unit-php-live.php");
+}
+
+UNIT_TEST(php82_live_usort)
+{
+	live_walk(&live_usort);
+}
+
+UNIT_TEST(php82_live_generator)
+{
+	live_walk(&live_generator);
 }
 
 /* A process whose opcache JIT is on: named, not described. */
