@@ -1,6 +1,6 @@
 # A runtime vmstack recognises but does not walk is named, with its file,
 # its version and the process, and the process is still profiled with
-# native stacks: Lua 5.1 to 5.3 (Redis's own 5.1 too), Ruby, and a
+# native stacks: Lua 5.1 to 5.3 (Redis's own 5.1 too), and a
 # CPython version without a layout.
 . tests/guest/lib.sh
 cd /tmp || exit 1
@@ -32,7 +32,6 @@ spin_lua='local x = 0 while true do x = x + 1 end'
 expect_named 'Lua 5.1.5' /usr/bin/lua5.1 lua5.1 -e "$spin_lua"
 expect_named 'Lua 5.2.4' /usr/bin/lua5.2 lua5.2 -e "$spin_lua"
 expect_named 'Lua 5.3.6' /usr/bin/lua5.3 lua5.3 -e "$spin_lua"
-expect_named 'Ruby 3.1.2' "$(readlink -f /usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1)" ruby3.1 -e 'x = 0; loop { x += 1 }'
 # Redis's own Lua 5.1, busy in an EVAL (Redis listens on a socket only).
 sock=/tmp/vmstack-redis.sock
 redis-server --port 0 --unixsocket $sock --save '' --appendonly no >/dev/null &

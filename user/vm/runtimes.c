@@ -8,12 +8,14 @@ extern const struct vmstack_runtime vmstack_rt_luajit;
 extern const struct vmstack_runtime vmstack_rt_lua54;
 extern const struct vmstack_runtime vmstack_rt_cpython;
 extern const struct vmstack_runtime vmstack_rt_php;
+extern const struct vmstack_runtime vmstack_rt_ruby;
 
 const struct vmstack_runtime *const vmstack_runtimes[] = {
 	&vmstack_rt_luajit,
 	&vmstack_rt_lua54,
 	&vmstack_rt_cpython,
 	&vmstack_rt_php,
+	&vmstack_rt_ruby,
 	&vmstack_rt_cstring,
 	NULL,
 };

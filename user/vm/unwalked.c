@@ -3,7 +3,7 @@
  * Interpreters vmstack recognises but does not walk: a process that runs
  * one is profiled with native stacks only, and the user is told which
  * runtime, in which file, of which version, rather than left to wonder
- * why a Redis or a Ruby shows no script frames. One row each; a runtime
+ * why a Redis shows no script frames. One row each; a runtime
  * that becomes walked moves to the table in runtimes.c.
  */
 #include <stdio.h>
@@ -17,37 +17,11 @@
 /* 0 if the file holds this row's interpreter, named with its version in @ver. */
 typedef int unwalked_holds(Elf *elf, char *ver, size_t len);
 
-/* A NUL-terminated string at link-time address @vaddr, at most @len - 1 bytes. */
-static int read_string(Elf *elf, uint64_t vaddr, size_t size, char *buf, size_t len)
-{
-	if (!size || size > len)
-		size = len;
-	if (vmstack_elf_read(elf, vaddr, buf, size))
-		return -1;
-	buf[size - 1] = 0;
-	return 0;
-}
-
 /* PUC Lua by the version in lua_ident; Lua 5.4 is walked (lua54.c). */
 static int lua_holds(Elf *elf, char *ver, size_t len)
 {
 	if (vmstack_lua_version(elf, ver, len) || !strncmp(ver, "Lua 5.4", 7))
 		return -1;
-	return 0;
-}
-
-/* libruby exports rb_vm_exec and its version string, ruby_version ("3.1.2"). */
-static int ruby_holds(Elf *elf, char *ver, size_t len)
-{
-	char v[16];
-	GElf_Sym sym;
-
-	if (vmstack_elf_symbol(elf, "rb_vm_exec", &sym))
-		return -1;
-	if (vmstack_elf_symbol(elf, "ruby_version", &sym) ||
-	    read_string(elf, sym.st_value, sym.st_size, v, sizeof(v)))
-		*v = 0;
-	snprintf(ver, len, "Ruby%s%s", *v ? " " : "", v);
 	return 0;
 }
 
@@ -66,7 +40,7 @@ static int cpython_holds(Elf *elf, char *ver, size_t len)
 	return 0;
 }
 
-static unwalked_holds *const unwalked[] = { lua_holds, ruby_holds, cpython_holds };
+static unwalked_holds *const unwalked[] = { lua_holds, cpython_holds };
 
 int vmstack_vm_unwalked(const struct vmstack_map *m, char *what, size_t len)
 {
