@@ -127,48 +127,6 @@ UNIT_TEST(php82_prog_sandwich)
 	}
 }
 
-/* Copy the process's mapping holding @addr into fake memory (once). */
-static int copy_region(int pid, u64 addr, u64 *done, unsigned int *n)
-{
-	char path[64], line[512];
-	struct vmstack_map m;
-	unsigned int i;
-	FILE *f;
-	int ret = -1;
-
-	for (i = 0; i < *n; i += 2)
-		if (addr >= done[i] && addr < done[i + 1])
-			return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned char *buf;
-		u64 a;
-
-		if (vmstack_map_parse(line, &m) || addr < m.start || addr >= m.end ||
-		    m.end - m.start > (64 << 20) || *n + 2 > 10)
-			continue;
-		buf = malloc(m.end - m.start);
-		if (buf && !read_target(pid, m.start, buf, m.end - m.start)) {
-			fake_mem_map(m.start, m.end - m.start);
-			for (a = 0; a < m.end - m.start; a += 8) {
-				u64 v;
-
-				memcpy(&v, buf + a, 8);
-				if (v)
-					fake_put64(m.start + a, v);
-			}
-			done[(*n)++] = m.start;
-			done[(*n)++] = m.end;
-			ret = 0;
-		}
-		free(buf);
-	}
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 /* php8.2 running @argv, its output in *@out; once it wrote "ready", in sleep(). */
 static int spawn_php(char *const argv[], FILE **out)
 {
@@ -283,8 +241,8 @@ static void live_walk(const struct live_case *c)
 	const struct php_layout *L = php_layout_of("8.2.");
 	struct vmstack_vm_found found;
 	struct vmstack_walk w;
-	u64 eg, ex, fn, done[10], ips[64];
-	unsigned int n = 0, k, got, users = 0;
+	u64 eg, ex, fn, ips[64];
+	unsigned int k, got, users = 0;
 	char why[256];
 	int pid;
 	FILE *s, *out;
@@ -303,12 +261,12 @@ static void live_walk(const struct live_case *c)
 		eg = found.desc4.consts[0];
 		/* The program's reads: executor_globals, the frames, their functions. */
 		shape_mem();
-		CHECK(!copy_region(pid, eg, done, &n));
+		CHECK(!shape_copy_live(pid, eg));
 		CHECK(!read_target(pid, eg + L->eg_current_execute_data, &ex, 8));
 		for (k = 0; ex && k < 16; k++) {
-			CHECK(!copy_region(pid, ex, done, &n));
+			CHECK(!shape_copy_live(pid, ex));
 			CHECK(!read_target(pid, ex + L->ex_func, &fn, 8));
-			CHECK(!fn || !copy_region(pid, fn, done, &n));
+			CHECK(!fn || !shape_copy_live(pid, fn));
 			CHECK(!read_target(pid, ex + L->ex_prev, &ex, 8));
 		}
 		php_prog(&p, L, eg);
