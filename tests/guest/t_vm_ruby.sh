@@ -1,15 +1,16 @@
 # Ruby 3.1 (Debian's ruby3.1 and libruby-3.1.so.3.1, unmodified; built
 # without YJIT): a script with a known call tree, started by the recorder
-# and attached to while it runs. Ruby frames ("label (file:first line)")
-# sit between native frames, rooted at _start; C yields back into Ruby
+# and attached to while it runs. Ruby frames ("label (file:LINE)") sit
+# between native frames, rooted at _start; C yields back into Ruby
 # (sort_by's block: sorter -> sort_by's C -> rb_vm_exec -> block in
 # sorter); heavy and sorter share the CPU as the script's own thread CPU
-# clock says, within 3 points.
+# clock says, within 3 points; heavy's leaf is at its hot line.
 . tests/guest/lib.sh
 script=$VMSTACK_REPO/tests/workloads/ruby/known31.rb
+hot() { grep -n "# HOT $1" "$script" | cut -d: -f1; }
 fr() { echo "$1 \([^;]*known31\.rb:[0-9]+\)_\[vm\]"; }
 check() {  # FOLDED ERRFILE LABEL
-	local f=$1 total main rb h s sand cut cpu sh ss
+	local f=$1 total main rb h s sand lh cut cpu sh ss
 	total=$(stack_count "$f" '')
 	main=$(stack_share "$f" '^ruby3\.1;_start;')
 	rb=$(stack_share "$f" "^ruby3\.1;_start;.*;$(fr '<main>');.*$(fr run)")
@@ -17,11 +18,12 @@ check() {  # FOLDED ERRFILE LABEL
 	s=$(stack_count "$f" ";$(fr sorter)")
 	# C -> Ruby -> C -> Ruby: the block under sort_by's C, under sorter.
 	sand=$(stack_count "$f" "$(fr sorter);.*;rb_vm_exec;(.*;)?$(fr 'block in sorter')")
+	lh=$(leaf_share "$f" '^heavy \(' "known31.rb:$(hot heavy))_[vm]")
 	cut=$(stack_share "$f" 'vm stack cut')
 	cpu=$(sed -n 's/^cpu_shares=\([0-9.\/]*\)$/\1/p' "$2")
 	read -r sh ss <<<"$(awk -v a="$h" -v b="$s" 'BEGIN {t = a + b; if (!t) t = 1
 		printf "%.1f %.1f", 100 * a / t, 100 * b / t}')"
-	note "$3: $total samples: rooted at _start $main%, under <main> and run $rb%; heavy/sorter $sh/$ss (script's CPU split $cpu); block under sort_by's C in $(awk -v a=$sand -v b=$s 'BEGIN {printf "%d", b ? 100 * a / b : 0}')% of sorter's; VM part cut $cut%"
+	note "$3: $total samples: rooted at _start $main%, under <main> and run $rb%; heavy/sorter $sh/$ss (script's CPU split $cpu); block under sort_by's C in $(awk -v a=$sand -v b=$s 'BEGIN {printf "%d", b ? 100 * a / b : 0}')% of sorter's; heavy's leaf at its hot line $lh%; VM part cut $cut%"
 	[ "$total" -ge 500 ] || fail "$3: too few samples"
 	[ "$main" -ge 95 ] || fail "$3: under 95% of samples rooted at _start"
 	[ "$rb" -ge 85 ] || fail "$3: under 85% of samples under the script's <main> and run"
@@ -30,6 +32,7 @@ check() {  # FOLDED ERRFILE LABEL
 		fail "$3: heavy/sorter off the script's CPU split by more than 3 points"
 	[ $((100 * sand)) -ge $((50 * s)) ] ||
 		fail "$3: the block not under sort_by's C in half of sorter's samples"
+	[ "$lh" -ge 90 ] || fail "$3: heavy's leaf at its hot line in under 90% of its samples"
 	[ "$cut" -le 2 ] || fail "$3: more than 2% of VM stacks cut"
 }
 cd /tmp || exit 1

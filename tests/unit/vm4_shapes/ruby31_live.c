@@ -21,13 +21,19 @@
 #include "vm/ruby/ruby.h"
 #include "vm/runtime.h"
 
-/* Innermost first: key, then the block sort_by yields to (FINISH), then past C: run, top, <main>. */
+/*
+ * Innermost first: key, then the block sort_by yields to (FINISH), then
+ * past C: run, top, <main>. key's 20 lines of Y put its sleep past the
+ * line index's first 54 positions (its blocks of 512).
+ */
+#define Y "    y = x + 1\n"
 static const char ruby_script[] =
 	"class Sorter\n"
 	"  def run(a)\n"
 	"    a.sort_by { |x| key(x) }\n"
 	"  end\n"
 	"  def key(x)\n"
+	Y Y Y Y Y Y Y Y Y Y Y Y Y Y Y Y Y Y Y Y
 	"    if $go then $go = false; $stdout.write(\"ready\\n\"); $stdout.flush; sleep 30 end\n"
 	"    x\n"
 	"  end\n"
@@ -76,8 +82,9 @@ static u64 stopped_fs_base(int pid)
 UNIT_TEST(ruby31_live_sort_by)
 {
 	static const char *const want_fn[] = { "key", "block in run", "run", "top", "<main>" };
-	/* The main script's iseq says line 0 (rb_iseq_new_main's first line). */
-	static const unsigned int want_line[] = { 5, 3, 2, 10, 0 };
+	/* Where each is (the call it made); their first lines, the main script's 0. */
+	static const unsigned int want_line[] = { 26, 3, 3, 31, 34 };
+	static const unsigned int want_start[] = { 5, 3, 2, 30, 0 };
 	static struct vmstack_vm_desc4 d;
 	static struct vm_prog p;
 	const struct vmstack_runtime *rt = vmstack_runtime_find("ruby");
@@ -137,7 +144,7 @@ UNIT_TEST(ruby31_live_sort_by)
 			memset(&nb, 0, sizeof(nb));
 			CHECK(!rt->namer(found.build, pid, &fr, &nb));
 			CHECK(!strcmp(nb.function, want_fn[users]) && nb.line == want_line[users] &&
-			      strstr(nb.file, "unit-ruby-live.rb"));
+			      nb.start_line == want_start[users] && strstr(nb.file, "unit-ruby-live.rb"));
 			if (strcmp(nb.function, want_fn[users]) || nb.line != want_line[users])
 				fprintf(stderr, "  frame %u: %s (%s:%u), want %s line %u\n", users,
 					nb.function, nb.file, nb.line, want_fn[users], want_line[users]);

@@ -6,10 +6,7 @@
 def heavy(n)
   s = 0
   i = 0
-  while i < n
-    s = (s + i * i) % 1_000_003
-    i += 1
-  end
+  while i < n do s = (s + i * i) % 1_000_003; i += 1 end # HOT heavy
   s
 end
 

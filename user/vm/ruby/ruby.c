@@ -3,7 +3,7 @@
  * Ruby 3.1 on x86-64, in libruby-3.1.so (Debian's ruby3.1 links it): find
  * vm_exec_core, hand the module the program that walks the thread's
  * control frames (ruby_prog.c), name them: the iseq's label ("cmp",
- * "block in run", "<main>") in its file, at the method's first line.
+ * "block in run", "<main>") in its file, at the frame's current line.
  *
  * A build is known by its ruby_version, the offsets below being those of
  * Documentation/runtime-layouts.md ("Ruby 3.1.2"): read off the
@@ -48,6 +48,8 @@ static const struct ruby_layout ruby312 = {
 	.cfp_pc = 0, .cfp_iseq = 16, .cfp_ep = 32, .cfp_size = 64,
 	.flag_finish = 0x20, .flag_cframe = 0x80,
 	.iseq_body = 16, .body_pathobj = 64, .body_label = 80, .body_first_lineno = 88,
+	.body_iseq_encoded = 8, .body_insns_info = 120, .body_insns_size = 136,
+	.body_succ_index = 144, .insn_info_size = 12,
 	.type_mask = 0x1f, .t_string = 0x05, .t_array = 0x07,
 	.fl_noembed = 0x2000,		/* RSTRING_NOEMBED; RARRAY_EMBED_FLAG is the same bit */
 	.str_embed_len_shift = 14, .str_embed_len_mask = 0x1f,
@@ -289,7 +291,62 @@ static int read_path(const struct ruby_layout *L, int pid, uint64_t obj, char *b
 	return read_rstring(L, pid, first, buf, len);
 }
 
-/* The iseq that is the frame's value: its label, in its file, at its first line. */
+/*
+ * The rank of position @x in an iseq's succinct position index (iseq.c's
+ * succ_index_table since 2.6: 54 positions as 7-bit ranks in six words,
+ * then blocks of 512 as a rank, eight 9-bit ranks and eight words of
+ * bits, 80 bytes each): the number of entries at positions <= @x; or -1.
+ */
+static int succ_rank(int pid, uint64_t table, uint64_t x)
+{
+	uint64_t v, small, bits;
+	uint32_t rank;
+	unsigned int b, i;
+
+	if (x < 54)
+		return read_target(pid, table + x / 9 * 8, &v, 8) ? -1 : (int)(v >> (x % 9 * 7) & 0x7f);
+	x -= 54;
+	b = (unsigned int)(x / 512);
+	i = (unsigned int)(x % 512 / 64);
+	table += 48 + (uint64_t)b * 80;
+	if (read_target(pid, table, &rank, 4) || read_target(pid, table + 8, &small, 8) ||
+	    read_target(pid, table + 16 + i * 8, &bits, 8))
+		return -1;
+	return (int)(rank + (i ? (small >> ((i - 1) * 9) & 0x1ff) : 0) +
+		     (unsigned int)__builtin_popcountll(bits << (63 - x % 64)));
+}
+
+/*
+ * The line of the instruction before @pc (pc points past the one running,
+ * or at the first), from the iseq's line table; 0 if it cannot be read.
+ */
+static uint32_t pc_line(const struct ruby_layout *L, int pid, uint64_t body, uint64_t pc)
+{
+	uint64_t code, infos, table, pos;
+	uint32_t n;
+	int32_t line;
+	int r = 1;
+
+	if (!pc || read_target(pid, body + L->body_iseq_encoded, &code, 8) || pc < code ||
+	    read_target(pid, body + L->body_insns_info, &infos, 8) ||
+	    read_target(pid, body + L->body_insns_size, &n, 4) || !n || n > (1U << 24) ||
+	    read_target(pid, body + L->body_succ_index, &table, 8))
+		return 0;
+	pos = (pc - code) / 8;
+	if (pos)
+		pos--;
+	if (n > 1) {
+		if (!table || pos > (1U << 28) || (r = succ_rank(pid, table, pos)) < 1 ||
+		    (uint32_t)r > n)
+			return 0;
+	}
+	if (read_target(pid, infos + (uint64_t)(r - 1) * (uint64_t)L->insn_info_size, &line, 4) ||
+	    line < 0)
+		return 0;
+	return (uint32_t)line;
+}
+
+/* The iseq that is the frame's value: its label, in its file, at the frame's line. */
 static int ruby_name(const void *build, int pid, const struct vmstack_frame *f,
 		     struct vmstack_name_buf *out)
 {
@@ -308,7 +365,10 @@ static int ruby_name(const void *build, int pid, const struct vmstack_frame *f,
 	    read_path(L, pid, path, out->file, sizeof(out->file)))
 		return -1;
 	/* A Fixnum: (n << 1) | 1. */
-	out->line = out->start_line = (first & 1) ? (uint32_t)(first >> 1) : 0;
+	out->start_line = (first & 1) ? (uint32_t)(first >> 1) : 0;
+	out->line = pc_line(L, pid, body, f->pc);
+	if (!out->line)
+		out->line = out->start_line;
 	out->flags = VMSTACK_NAME_AT_LINE;
 	return 0;
 }
@@ -316,7 +376,8 @@ static int ruby_name(const void *build, int pid, const struct vmstack_frame *f,
 const struct vmstack_runtime vmstack_rt_ruby = {
 	.name = "ruby",
 	.label = "Ruby",
-	.help = "Ruby 3.1.2 in libruby-3.1.so linked by its program (Debian's ruby3.1; methods and blocks at their first line)",
+	.help = "Ruby 3.1.2 in libruby-3.1.so linked by its program (Debian's ruby3.1; methods and blocks at their current line)",
 	.detect = ruby_detect,
 	.namer = ruby_name,
+	.names_by_pc = true,
 };

@@ -20,6 +20,9 @@ struct ruby_layout {
 	uint32_t flag_finish, flag_cframe;
 	/* rb_iseq_t's body; rb_iseq_constant_body's location */
 	int32_t iseq_body, body_pathobj, body_label, body_first_lineno;
+	/* its code and line table: entries (line first), their count, the position index */
+	int32_t body_iseq_encoded, body_insns_info, body_insns_size, body_succ_index;
+	int32_t insn_info_size;
 	/* RBasic flags: type bits; RString and RArray, embedded or not */
 	uint32_t type_mask, t_string, t_array, fl_noembed;
 	uint32_t str_embed_len_shift, str_embed_len_mask;
