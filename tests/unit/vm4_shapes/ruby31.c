@@ -103,6 +103,33 @@ UNIT_TEST(vm4_shape_ruby31)
 		CHECK(w.vm_carry[0][0] == cfp[0] && w.vm_carry[0][3] == end);
 	}
 	{
+		/*
+		 * Sampled in vm_exec_core running f: r14 is its pc if r15 is
+		 * its frame (cfp->pc is stored only before calls).
+		 */
+		u64 want[] = {
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[3]), iseq[3] + 0xc8,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[2]), iseq[2] + 0xa8,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[1]), iseq[1] + 0x98,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[0]), iseq[0] + 0x88,
+			SHAPE_MAIN_RA,
+		};
+		unsigned long regs[__VMSTACK_VM_REG_MAX] = { 0 };
+
+		fake_put64(ec + EC_CFP, cfp[5]);
+		regs[VMSTACK_VM_REG_R15] = cfp[5];
+		regs[VMSTACK_VM_REG_R14] = iseq[3] + 0xc8;
+		shape_walk_from(&d, &w, SHAPE_VM_LO + 0x777, 1, regs, want,
+				sizeof(want) / sizeof(want[0]));
+		/* r15 another frame: the pc the frame holds. */
+		regs[VMSTACK_VM_REG_R15] = cfp[4];
+		want[1] = iseq[3] + 0xb8;
+		shape_walk_from(&d, &w, SHAPE_VM_LO + 0x777, 1, regs, want,
+				sizeof(want) / sizeof(want[0]));
+		fake_put64(ec + EC_CFP, cfp[6]);
+	}
+	{
 		/* No FINISH where the block was entered: the array's end bounds the walk. */
 		const u64 want[] = {
 			SHAPE_LEAF,

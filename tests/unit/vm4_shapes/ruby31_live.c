@@ -121,9 +121,13 @@ UNIT_TEST(ruby31_live_sort_by)
 	fs = stopped_fs_base(pid);
 	CHECK(fs != 0);
 	if (found.prog && fs) {
-		/* The program's first load: ruby_current_ec at fs + its offset. */
-		CHECK(found.desc4.prog[1].op == VMSTACK_VM4_LD64);
-		tls_ec = found.desc4.prog[1].imm;
+		/* The program's load from r6, the fs base: ruby_current_ec's offset. */
+		for (k = 0; k < found.desc4.prog_len; k++)
+			if (found.desc4.prog[k].op == VMSTACK_VM4_LD64 &&
+			    found.desc4.prog[k].regs >> 4 == 6)
+				break;
+		CHECK(k < found.desc4.prog_len);
+		tls_ec = k < found.desc4.prog_len ? found.desc4.prog[k].imm : 0;
 		CHECK(!read_target(pid, fs + (u64)(int64_t)tls_ec, &ec, 8) && ec);
 		CHECK(!read_target(pid, ec + L->ec_vm_stack, &stack, 8) && stack);
 		shape_mem();

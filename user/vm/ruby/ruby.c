@@ -23,6 +23,8 @@
  * its first DT_NEEDED, the executable has none); a program where it is not
  * (an embedder loading other TLS libraries first, a dlopen) is named and
  * left native-only. Built with YJIT: refused, its code being unwalked.
+ * vm_exec_core's prologue must keep its frame in r15 and its pc in r14,
+ * which the program reads at the sampled frame.
  */
 #include <gelf.h>
 #include <inttypes.h>
@@ -168,6 +170,22 @@ static int find_exec_core(Elf *elf, const GElf_Sym *exec, uint64_t *lo, uint64_t
 	return -1;
 }
 
+/*
+ * vm_exec_core's prologue keeps the frame it runs in r15 and its pc in r14
+ * (ruby_prog.c reads them at the sampled frame): "mov ec_cfp(%rdi),%r15"
+ * then "mov cfp_pc(%r15),%r14".
+ */
+static int keeps_cfp_pc_regs(const struct ruby_layout *L, Elf *elf, uint64_t core)
+{
+	const unsigned char cfp_to_r15[] = { 0x4c, 0x8b, 0x7f, (unsigned char)L->ec_cfp };
+	static const unsigned char pc_to_r14[] = { 0x4d, 0x8b, 0x37 };
+	unsigned char p[64];
+
+	return L->ec_cfp < 0x80 && L->cfp_pc == 0 && !vmstack_elf_read(elf, core, p, sizeof(p)) &&
+	       memmem(p, sizeof(p), cfp_to_r15, sizeof(cfp_to_r15)) &&
+	       memmem(p, sizeof(p), pc_to_r14, sizeof(pc_to_r14));
+}
+
 static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 				       struct vmstack_vm_found *f, char *why, size_t len)
 {
@@ -205,6 +223,11 @@ static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 	    core_hi > lo + (m->end - m->start)) {
 		snprintf(why, len, "Ruby %s without vm_exec_core where vmstack looks (rb_vm_exec's first call)",
 			 ver);
+		return VMSTACK_DETECT_UNKNOWN;
+	}
+	if (!keeps_cfp_pc_regs(L, elf, core_lo)) {
+		snprintf(why, len, "Ruby %s whose vm_exec_core does not keep its frame in r15 and "
+			 "the pc in r14 as vmstack knows", ver);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
 	if (tls_segment(elf, &memsz, &align, &tls_vaddr) || tls_vaddr % align ||

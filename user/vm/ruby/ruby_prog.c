@@ -14,17 +14,23 @@
  * VM_FRAME_FLAG_CFRAME and are on the native stack already: hidden.
  *
  * Registers kept across runs: r8 the next activation's innermost frame,
- * r9 ec, r10 1 once ec is read, r11 the end of the frame array.
+ * r9 ec, r10 1 once ec is read, r11 the end of the frame array. r12: in
+ * the sampled frame only (r4 on entry), until its first Ruby frame is
+ * shown: vm_exec_core keeps the frame it runs in r15 and its pc in r14
+ * (its prologue, Debian's 3.1.2), and stores the pc to cfp->pc before
+ * calls but not in every instruction, so for the frame it runs when
+ * sampled r14 is the current pc if r15 is that frame.
  */
 #include "vm/ruby/ruby.h"
 
 void ruby_prog(struct vm_prog *p, const struct ruby_layout *L, int32_t tls_ec)
 {
-	vm_label loop, hidden, done, bad, nostate;
+	vm_label loop, hidden, emit, done, bad, nostate;
 
 	vm_prog_init(p);
 	loop = vm_prog_label(p), hidden = vm_prog_label(p), done = vm_prog_label(p);
-	bad = vm_prog_label(p), nostate = vm_prog_label(p);
+	bad = vm_prog_label(p), nostate = vm_prog_label(p), emit = vm_prog_label(p);
+	vm_prog_insn(p, VMSTACK_VM4_MOV, 12, 4, 0);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 10, 0, loop);
 	vm_prog_ld(p, 8, 0, 9, 6, tls_ec, VM_NO_LABEL);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 9, 0, nostate);
@@ -46,6 +52,12 @@ void ruby_prog(struct vm_prog *p, const struct ruby_layout *L, int32_t tls_ec)
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 4, 0, hidden);
 	vm_prog_ld(p, 8, 0, 2, 8, L->cfp_pc, VM_NO_LABEL);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 2, 0, hidden);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 12, 0, emit);
+	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 12, 0, 0);
+	vm_prog_ldreg(p, 5, VMSTACK_VM_REG_R15);
+	vm_prog_jmp(p, VMSTACK_VM4_JNE, 5, 8, emit);
+	vm_prog_ldreg(p, 2, VMSTACK_VM_REG_R14);
+	vm_prog_bind(p, emit);
 	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 4, 2, 0);
 	vm_prog_bind(p, hidden);
 	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, 8, L->cfp_size);
