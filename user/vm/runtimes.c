@@ -9,6 +9,8 @@ extern const struct vmstack_runtime vmstack_rt_lua54;
 extern const struct vmstack_runtime vmstack_rt_lua53;
 extern const struct vmstack_runtime vmstack_rt_lua51;
 extern const struct vmstack_runtime vmstack_rt_cpython;
+extern const struct vmstack_runtime vmstack_rt_php;
+extern const struct vmstack_runtime vmstack_rt_ruby;
 
 const struct vmstack_runtime *const vmstack_runtimes[] = {
 	&vmstack_rt_luajit,
@@ -16,6 +18,8 @@ const struct vmstack_runtime *const vmstack_runtimes[] = {
 	&vmstack_rt_lua53,
 	&vmstack_rt_lua51,
 	&vmstack_rt_cpython,
+	&vmstack_rt_php,
+	&vmstack_rt_ruby,
 	&vmstack_rt_cstring,
 	NULL,
 };

@@ -1,173 +1,102 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PHP 8.2: zend_execute_data linked by prev_execute_data from
- * executor_globals.current_execute_data. A user frame with ZEND_CALL_TOP
- * in This.u1.type_info was pushed by C: execute_ex returns to C when it
- * leaves it, so it ends the activation. Internal functions' frames are C
- * on the native stack already: hidden, whatever their flags (one called
- * through zend_call_function is TOP too, but execute_ex never ran it).
+ * The PHP runtime's own program (user/vm/php/php_prog.c) on the PHP 8.2
+ * sandwich, first on frames built from the layout (php_layout.c, offsets
+ * from Debian's 8.2.36), then on the memory of a live php8.2 stopped in a
+ * usort callback (C -> PHP -> C -> PHP), whose frames the runtime's namer
+ * then names. The live parts are skipped when php8.2 is absent.
  *
- * Offsets: runtime-layouts.md (branch runtime-facts), from the
- * disassembly of Debian's /usr/bin/php8.2 (8.2.36-1~deb12u1, NTS) and a
- * live walk of it: executor_globals (a global: NTS) current_execute_data
- * +488; zend_execute_data opline +0, func +24, This.u1.type_info +40,
- * prev_execute_data +48; zend_function type +0 (INTERNAL 1, USER 2, EVAL
- * 4); ZEND_CALL_TOP 0x20000. Call infos as seen live: a function called
- * from C 0x2020000 (TOP | DYNAMIC), -r code 0x130000.
- *
- * The sandwich: main -> zend_execute -> execute_ex (outer: the -r code;
- * g) -> g calls array_map (internal): zend_call_function (C) ->
- * execute_ex (inner: f) -> f calls call_user_func('usleep', 1): both
- * internal, usleep pushed by zend_call_function with TOP (sampled).
+ * The sandwich: main -> zend_execute -> execute_ex (outer: {main}, TOP;
+ * g) -> g calls usort (internal): zend_call_function (C) -> execute_ex
+ * (inner: f, TOP | DYNAMIC as seen live) -> f calls sleep (internal,
+ * sampled).
  */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "shape.h"
+#include "file.h"
+#include "util.h"
+#include "vm/php/php.h"
+#include "vm/runtime.h"
 
-#define EG_CURRENT_EXECUTE_DATA	488
-#define EX_OPLINE	0
-#define EX_FUNC		24
-#define EX_CALL_INFO	40
-#define EX_PREV		48
-#define EX_SIZE		80
-#define FN_INTERNAL	1
-#define FN_USER		2
-#define FN_EVAL		4
-#define CALL_TOP	0x20000
-
-/*
- * r8: the next activation's frame; r10: 1 once the first is read. r12:
- * in the sampled frame (r4), until its first user frame is shown: that
- * frame's exact opline is execute_ex's r15 (HYBRID VM: execute_data in
- * r14, opline in r15; ex->opline is written back only at calls), if r14
- * is that frame.
- */
-static void php82_prog(struct vm_prog *p, u64 eg)
-{
-	vm_label cont, loop, user, saved, show, hidden, done, bad;
-
-	vm_prog_init(p);
-	cont = vm_prog_label(p), loop = vm_prog_label(p), user = vm_prog_label(p);
-	saved = vm_prog_label(p), show = vm_prog_label(p), hidden = vm_prog_label(p);
-	done = vm_prog_label(p), bad = vm_prog_label(p);
-	op(p, VMSTACK_VM4_MOV, 12, 4, 0);
-	jk(p, VMSTACK_VM4_JNE_K, 10, 0, cont);
-	vm_prog_mov64(p, 9, eg);
-	ld(p, 8, 8, 9, EG_CURRENT_EXECUTE_DATA);
-	op(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
-	bind(p, cont);
-	bind(p, loop);
-	jk(p, VMSTACK_VM4_JEQ_K, 8, 0, done);
-	/* No function (the engine's own walkers skip such frames), or C. */
-	ld(p, 8, 3, 8, EX_FUNC);
-	jk(p, VMSTACK_VM4_JEQ_K, 3, 0, hidden);
-	ld(p, 1, 4, 3, 0);
-	jk(p, VMSTACK_VM4_JEQ_K, 4, FN_INTERNAL, hidden);
-	jk(p, VMSTACK_VM4_JEQ_K, 4, FN_USER, user);
-	jk(p, VMSTACK_VM4_JEQ_K, 4, FN_EVAL, user);
-	vm_prog_ja(p, bad);
-	bind(p, user);
-	jk(p, VMSTACK_VM4_JEQ_K, 12, 0, saved);
-	op(p, VMSTACK_VM4_MOV_K, 12, 0, 0);
-	vm_prog_ldreg(p, 4, VMSTACK_VM_REG_R14);
-	vm_prog_jmp(p, VMSTACK_VM4_JNE, 4, 8, saved);
-	vm_prog_ldreg(p, 4, VMSTACK_VM_REG_R15);
-	vm_prog_ja(p, show);
-	bind(p, saved);
-	ld(p, 8, 4, 8, EX_OPLINE);
-	bind(p, show);
-	op(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
-	ld(p, 4, 4, 8, EX_CALL_INFO);
-	ld(p, 8, 8, 8, EX_PREV);
-	jk(p, VMSTACK_VM4_JSET_K, 4, CALL_TOP, done);
-	vm_prog_ja(p, loop);
-	bind(p, hidden);
-	ld(p, 8, 8, 8, EX_PREV);
-	vm_prog_ja(p, loop);
-	bind(p, done);
-	xit(p, VMSTACK_VM4_X_SHOWN);
-	bind(p, bad);
-	xit(p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
-}
-
-/* A function of @type. */
-static u64 php82_fn(u8 type)
+static u64 fn_of(const struct php_layout *L, u8 type)
 {
 	u64 fn = shape_alloc(240);
 
-	fake_put8(fn, type);
+	fake_put8(fn + L->fn_type, type);
 	return fn;
 }
 
-static u64 php82_ex(u64 func, u64 opline, u32 call_info, u64 prev)
+static u64 ex_of(const struct php_layout *L, u64 func, u64 opline, u32 info, u64 prev)
 {
-	u64 ex = shape_alloc(EX_SIZE);
+	u64 ex = shape_alloc(80);
 
-	fake_put64(ex + EX_OPLINE, opline);
-	fake_put64(ex + EX_FUNC, func);
-	fake_put32(ex + EX_CALL_INFO, call_info);
-	fake_put64(ex + EX_PREV, prev);
+	fake_put64(ex + L->ex_opline, opline);
+	fake_put64(ex + L->ex_func, func);
+	fake_put32(ex + L->ex_call_info, info);
+	fake_put64(ex + L->ex_prev, prev);
 	return ex;
 }
 
-UNIT_TEST(vm4_shape_php82)
+UNIT_TEST(php82_prog_sandwich)
 {
+	const struct php_layout *L = php_layout_of("8.2.36");
 	static struct vmstack_vm_desc4 d;
 	static struct vm_prog p;
 	struct vmstack_walk w;
-	u64 eg, code, g, f, ex_code, ex_g, ex_map, ex_f, ex_cuf, ex_usleep;
+	u64 eg, main_, g, f, ex_main, ex_g, ex_map, ex_f;
 
+	CHECK(L != NULL);
+	if (!L)
+		return;
 	shape_mem();
-	eg = shape_alloc(1800);
-	code = php82_fn(FN_EVAL);
-	g = php82_fn(FN_USER);
-	f = php82_fn(FN_USER);
-	/* Oplines: 32-byte zend_ops in each op_array's opcodes. */
-	ex_code = php82_ex(code, code + 0x1000, 0x130000, 0);
-	ex_g = php82_ex(g, g + 0x1040, 0, ex_code);
-	ex_map = php82_ex(php82_fn(FN_INTERNAL), 0, 0, ex_g);
-	ex_f = php82_ex(f, f + 0x1080, 0x2020000, ex_map);
-	ex_cuf = php82_ex(php82_fn(FN_INTERNAL), 0, 0, ex_f);
-	ex_usleep = php82_ex(php82_fn(FN_INTERNAL), 0, CALL_TOP, ex_cuf);
-	fake_put64(eg + EG_CURRENT_EXECUTE_DATA, ex_usleep);
-	php82_prog(&p, eg);
+	eg = shape_alloc(L->eg_size);
+	main_ = fn_of(L, L->fn_user);
+	g = fn_of(L, L->fn_user);
+	f = fn_of(L, L->fn_user);
+	/* {main} (TOP) -> g -> usort (C) -> f (TOP, DYNAMIC) -> sleep (C) */
+	ex_main = ex_of(L, main_, main_ + 0x1000, 0x20000, 0);
+	ex_g = ex_of(L, g, g + 0x1040, 0, ex_main);
+	ex_map = ex_of(L, fn_of(L, L->fn_internal), 0, 0, ex_g);
+	ex_f = ex_of(L, f, f + 0x1080, 0x2020000, ex_map);
+	fake_put64(eg + L->eg_current_execute_data,
+		   ex_of(L, fn_of(L, L->fn_internal), 0, 0, ex_f));
+	php_prog(&p, L, eg);
 	shape_desc(&d, &p);
-	CHECK(d.prog_len == 29);
 	{
 		const u64 want[] = {
 			SHAPE_LEAF,
 			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x1080,
 			SHAPE_MID1_RA, SHAPE_MID2_RA,
 			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x1040,
-			shape_word(VMSTACK_VMW_SCRIPT, code), code + 0x1000,
+			shape_word(VMSTACK_VMW_SCRIPT, main_), main_ + 0x1000,
 			SHAPE_MAIN_RA,
 		};
 
 		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
 		CHECK(w.flags == VMSTACK_SF_VM);
-		CHECK(w.vm_carry[0][0] == 0);
 	}
 	{
-		/*
-		 * The sample in execute_ex running f (usleep and
-		 * call_user_func returned): r15 is f's exact opline, its
-		 * ex->opline the last one saved.
-		 */
+		/* Sampled in execute_ex running f: r15 is its opline, if r14 is f's frame. */
 		u64 want[] = {
 			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x10c0,
 			SHAPE_MID1_RA, SHAPE_MID2_RA,
 			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x1040,
-			shape_word(VMSTACK_VMW_SCRIPT, code), code + 0x1000,
+			shape_word(VMSTACK_VMW_SCRIPT, main_), main_ + 0x1000,
 			SHAPE_MAIN_RA,
 		};
 		unsigned long regs[__VMSTACK_VM_REG_MAX] = { 0 };
 
 		regs[VMSTACK_VM_REG_R14] = ex_f;
 		regs[VMSTACK_VM_REG_R15] = f + 0x10c0;
-		fake_put64(eg + EG_CURRENT_EXECUTE_DATA, ex_f);
-		/* The VM frames stand for the sampled loop frame itself. */
+		fake_put64(eg + L->eg_current_execute_data, ex_f);
 		shape_walk_from(&d, &w, SHAPE_VM_LO + 0x777, 1, regs, want,
 				sizeof(want) / sizeof(want[0]));
-		CHECK(w.flags == VMSTACK_SF_VM);
-		/* r14 another frame: the opline saved in the frame. */
 		regs[VMSTACK_VM_REG_R14] = ex_g;
 		want[1] = f + 0x1080;
 		shape_walk_from(&d, &w, SHAPE_VM_LO + 0x777, 1, regs, want,
@@ -183,8 +112,220 @@ UNIT_TEST(vm4_shape_php82)
 			SHAPE_MAIN_RA,
 		};
 
-		fake_put8(g, 3);
+		fake_put64(eg + L->eg_current_execute_data, ex_f);
+		fake_put8(g + L->fn_type, 3);
 		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
 		CHECK(w.flags == (VMSTACK_SF_VM | VMSTACK_SF_VM_BROKEN));
 	}
+	{
+		/* No frame yet: the native frame stays. */
+		const u64 want[] = { SHAPE_LEAF, SHAPE_INNER_RA, SHAPE_MID1_RA, SHAPE_MID2_RA,
+				     SHAPE_OUTER_RA, SHAPE_MAIN_RA };
+
+		fake_put64(eg + L->eg_current_execute_data, 0);
+		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+	}
+}
+
+/* php8.2 running @argv, its output in *@out; once it wrote "ready", in sleep(). */
+static int spawn_php(char *const argv[], FILE **out)
+{
+	char ready[8] = "";
+	int fds[2], pid;
+
+	CHECK(!pipe(fds));
+	pid = fork();
+	if (!pid) {
+		dup2(fds[1], 1);
+		execv("/usr/bin/php8.2", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	*out = fdopen(fds[0], "r");
+	CHECK(*out && fgets(ready, sizeof(ready), *out) && !strcmp(ready, "ready\n"));
+	usleep(100000);
+	return pid;
+}
+
+static void end_php(int pid, FILE *out)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (out)
+		fclose(out);
+}
+
+/* Debian's opcache.so, which php8.2's own configuration loads. */
+static int php_has_opcache(void)
+{
+	return !access("/usr/lib/php/20220829/opcache.so", R_OK);
+}
+
+/* The php8.2 mapping holding execute_ex, as the recorder would find it. */
+static enum vmstack_detect live_detect(int pid, struct vmstack_vm_found *found, char *why)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
+	enum vmstack_detect v = VMSTACK_DETECT_NO;
+	char path[64], line[512];
+	struct vmstack_map m;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
+		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, "php8.2"))
+			continue;
+		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
+		memset(found, 0, sizeof(*found));
+		v = rt->detect(&m, pid, found, why, 256);
+		vmstack_file_put(m.file);
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * A script the live part stops in sleep(), after it printed "ready", and
+ * the PHP frames the walk must show there, innermost first: the first
+ * @inner of them in the inner activation (the fake sandwich's), then the
+ * outer activation's; line numbers are the script's.
+ */
+struct live_case {
+	const char *script;
+	unsigned int n, inner;
+	const char *fn[6];
+	unsigned int line[6];
+};
+
+/* C -> PHP -> C -> PHP: a usort comparator method, sleeping. */
+static const struct live_case live_usort = {
+	"<?php\n"
+	"class Sorter {\n"
+	"  function run($a) { usort($a, [$this, 'cmp']); return $a; }\n"
+	"  function cmp($x, $y) {\n"
+	"    global $go;\n"
+	"    if ($go) { $go = false; echo \"ready\\n\"; flush(); sleep(30); }\n"
+	"    return $x <=> $y;\n"
+	"  }\n"
+	"}\n"
+	"function top() { $s = new Sorter; return $s->run([3, 1, 2]); }\n"
+	"$go = true;\n"
+	"top();\n",
+	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 10, 12 },
+};
+
+/*
+ * A generator resumed by foreach (zend_generator_resume, C) in a closure
+ * array_map calls (C): each is an activation of its own, so the generator
+ * frame must be marked TOP, else the walk would run on into its consumer.
+ */
+static const struct live_case live_generator = {
+	"<?php\n"
+	"function gen() {\n"
+	"  foreach ([1] as $x) { echo \"ready\\n\"; flush(); sleep(30); yield $x; }\n"
+	"}\n"
+	"function outer() { return array_map(function ($v) { foreach (gen() as $g) {} return $v; }, [1]); }\n"
+	"outer();\n",
+	2, 1, { "gen", "{closure}" }, { 3, 5 },
+};
+
+/* Run @c's script, walk its frames with the program on its copied memory, name them. */
+static void live_walk(const struct live_case *c)
+{
+	static struct vmstack_vm_desc4 d;
+	static struct vm_prog p;
+	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
+	const struct php_layout *L = php_layout_of("8.2.");
+	struct vmstack_vm_found found;
+	struct vmstack_walk w;
+	u64 eg, ex, fn, ips[64];
+	unsigned int k, got, users = 0;
+	char why[256];
+	int pid;
+	FILE *s, *out;
+
+	if (access("/usr/bin/php8.2", X_OK)) {
+		fprintf(stderr, "  /usr/bin/php8.2 absent: the live PHP walk not tested\n");
+		return;
+	}
+	s = fopen("build/unit-php-live.php", "w");
+	CHECK(s && fputs(c->script, s) >= 0);
+	if (s)
+		fclose(s);
+	pid = spawn_php((char *const[]){ "php8.2", "-n", "build/unit-php-live.php", NULL }, &out);
+	CHECK(live_detect(pid, &found, why) == VMSTACK_DETECT_YES);
+	if (found.prog) {
+		eg = found.desc4.consts[0];
+		/* The program's reads: executor_globals, the frames, their functions. */
+		shape_mem();
+		CHECK(!shape_copy_live(pid, eg));
+		CHECK(!read_target(pid, eg + L->eg_current_execute_data, &ex, 8));
+		for (k = 0; ex && k < 16; k++) {
+			CHECK(!shape_copy_live(pid, ex));
+			CHECK(!read_target(pid, ex + L->ex_func, &fn, 8));
+			CHECK(!fn || !shape_copy_live(pid, fn));
+			CHECK(!read_target(pid, ex + L->ex_prev, &ex, 8));
+		}
+		php_prog(&p, L, eg);
+		shape_desc(&d, &p);
+		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
+		CHECK(w.flags == VMSTACK_SF_VM);
+		for (k = 0; k < got && users < c->n; k++) {
+			struct vmstack_name_buf nb;
+			struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
+
+			if (!vmstack_is_vmw(ips[k]))
+				continue;
+			fr.value = ips[k] & VMSTACK_VMW_VALUE_MASK;
+			fr.pc = ips[++k];
+			memset(&nb, 0, sizeof(nb));
+			CHECK(!rt->namer(found.build, pid, &fr, &nb));
+			CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
+			      strstr(nb.file, "unit-php-live.php"));
+			if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])
+				fprintf(stderr, "  frame %u: %s (%s:%u), want %s line %u\n", users,
+					nb.function, nb.file, nb.line, c->fn[users], c->line[users]);
+			users++;
+			/* The inner activation ends: C frames, then the outer one. */
+			if (users == c->inner)
+				CHECK(k + 2 < got && ips[k + 1] == SHAPE_MID1_RA);
+		}
+		CHECK(users == c->n);
+	} else {
+		fprintf(stderr, "  %s\n", why);
+	}
+	end_php(pid, out);
+	unlink("build/unit-php-live.php");
+}
+
+UNIT_TEST(php82_live_usort)
+{
+	live_walk(&live_usort);
+}
+
+UNIT_TEST(php82_live_generator)
+{
+	live_walk(&live_generator);
+}
+
+/* A process whose opcache JIT is on: named, not described. */
+UNIT_TEST(php82_live_jit)
+{
+	char *const argv[] = { "php8.2", "-d", "opcache.enable_cli=1", "-d",
+			       "opcache.jit_buffer_size=8M", "-d", "opcache.jit=tracing", "-r",
+			       "echo \"ready\\n\"; flush(); sleep(30);", NULL };
+	struct vmstack_vm_found found;
+	char why[256] = "";
+	FILE *out;
+	int pid;
+
+	if (access("/usr/bin/php8.2", X_OK) || !php_has_opcache())
+		return;
+	pid = spawn_php(argv, &out);
+	CHECK(live_detect(pid, &found, why) == VMSTACK_DETECT_UNKNOWN);
+	CHECK(strstr(why, "opcache JIT") != NULL);
+	end_php(pid, out);
 }

@@ -16,6 +16,9 @@
  * execution context is the TLS variable ruby_current_ec, measured at
  * fs_base - 8 in ruby3.1 (libruby the first TLS module).
  *
+ * The program is the runtime's own (user/vm/ruby/ruby_prog.c), with the
+ * layout of user/vm/ruby/ruby.c; the defines below build the fake frames.
+ *
  * The sandwich: main -> ... -> vm_exec_core (outer: <main>, pushed with
  * FINISH; g) -> g calls Array#each (a CFUNC frame): rb_ary_each, and
  * rb_yield's way to rb_vm_exec (C) -> vm_exec_core (inner: the block in
@@ -23,6 +26,7 @@
  * The VM's range is vm_exec_core's (not exported: its FDE gives it).
  */
 #include "shape.h"
+#include "vm/ruby/ruby.h"
 
 #define EC_VM_STACK	0
 #define EC_VM_STACK_SIZE 8
@@ -39,49 +43,6 @@
 #define MAGIC_EVAL	0x77770001
 #define MAGIC_DUMMY	0x79990001
 #define TLS_EC		(-8)
-
-/* r8: the next activation's frame; r9: ec; r10: 1 once ec is found; r11: the stack's end. */
-static void ruby31_prog(struct vm_prog *p)
-{
-	vm_label cont, loop, hidden, done, bad, nostate;
-
-	vm_prog_init(p);
-	cont = vm_prog_label(p), loop = vm_prog_label(p), hidden = vm_prog_label(p);
-	done = vm_prog_label(p), bad = vm_prog_label(p), nostate = vm_prog_label(p);
-	jk(p, VMSTACK_VM4_JNE_K, 10, 0, cont);
-	ld(p, 8, 9, 6, TLS_EC);
-	jk(p, VMSTACK_VM4_JEQ_K, 9, 0, nostate);
-	op(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
-	ld(p, 8, 3, 9, EC_VM_STACK);
-	ld(p, 8, 11, 9, EC_VM_STACK_SIZE);
-	op(p, VMSTACK_VM4_LSH_K, 11, 0, 3);
-	op(p, VMSTACK_VM4_ADD, 11, 3, 0);
-	ld(p, 8, 8, 9, EC_CFP);
-	/* The frames lie inside the VM stack. */
-	vm_prog_jmp(p, VMSTACK_VM4_JLT, 8, 3, bad);
-	bind(p, cont);
-	bind(p, loop);
-	vm_prog_jmp(p, VMSTACK_VM4_JGE, 8, 11, done);
-	ld(p, 8, 3, 8, CFP_EP);
-	ld(p, 8, 3, 3, 0);
-	jk(p, VMSTACK_VM4_JSET_K, 3, FLAG_CFRAME, hidden);
-	/* A Ruby frame: its iseq and pc (neither 0). */
-	ld(p, 8, 4, 8, CFP_ISEQ);
-	jk(p, VMSTACK_VM4_JEQ_K, 4, 0, hidden);
-	ld(p, 8, 2, 8, CFP_PC);
-	jk(p, VMSTACK_VM4_JEQ_K, 2, 0, hidden);
-	op(p, VMSTACK_VM4_EMIT_SCRIPT, 4, 2, 0);
-	bind(p, hidden);
-	op(p, VMSTACK_VM4_ADD_K, 8, 0, CFP_SIZE);
-	jk(p, VMSTACK_VM4_JSET_K, 3, FLAG_FINISH, done);
-	vm_prog_ja(p, loop);
-	bind(p, done);
-	xit(p, VMSTACK_VM4_X_SHOWN);
-	bind(p, bad);
-	xit(p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
-	bind(p, nostate);
-	xit(p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
-}
 
 /* Control frame @cfp: @flags in its ep[0] (the env in the stack at @ep), @iseq, @pc. */
 static void ruby31_cfp(u64 cfp, u64 ep, u64 flags, u64 iseq, u64 pc)
@@ -120,9 +81,11 @@ UNIT_TEST(vm4_shape_ruby31)
 	ruby31_cfp(cfp[6], stack + 0x180, MAGIC_CFUNC | FLAG_CFRAME, 0, 0);
 	fake_put64(ec + EC_CFP, cfp[6]);
 	fake_put64(SHAPE_FS + TLS_EC, ec);
-	ruby31_prog(&p);
+	CHECK(ruby_layout_of("3.1.2") != NULL);
+	if (!ruby_layout_of("3.1.2"))
+		return;
+	ruby_prog(&p, ruby_layout_of("3.1.2"), TLS_EC);
 	shape_desc(&d, &p);
-	CHECK(d.prog_len == 25);
 	{
 		const u64 want[] = {
 			SHAPE_LEAF,
@@ -138,6 +101,33 @@ UNIT_TEST(vm4_shape_ruby31)
 		CHECK(w.flags == VMSTACK_SF_VM);
 		/* The outer activation ended at <main>; the dummy frame is left. */
 		CHECK(w.vm_carry[0][0] == cfp[0] && w.vm_carry[0][3] == end);
+	}
+	{
+		/*
+		 * Sampled in vm_exec_core running f: r14 is its pc if r15 is
+		 * its frame (cfp->pc is stored only before calls).
+		 */
+		u64 want[] = {
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[3]), iseq[3] + 0xc8,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[2]), iseq[2] + 0xa8,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[1]), iseq[1] + 0x98,
+			shape_word(VMSTACK_VMW_SCRIPT, iseq[0]), iseq[0] + 0x88,
+			SHAPE_MAIN_RA,
+		};
+		unsigned long regs[__VMSTACK_VM_REG_MAX] = { 0 };
+
+		fake_put64(ec + EC_CFP, cfp[5]);
+		regs[VMSTACK_VM_REG_R15] = cfp[5];
+		regs[VMSTACK_VM_REG_R14] = iseq[3] + 0xc8;
+		shape_walk_from(&d, &w, SHAPE_VM_LO + 0x777, 1, regs, want,
+				sizeof(want) / sizeof(want[0]));
+		/* r15 another frame: the pc the frame holds. */
+		regs[VMSTACK_VM_REG_R15] = cfp[4];
+		want[1] = iseq[3] + 0xb8;
+		shape_walk_from(&d, &w, SHAPE_VM_LO + 0x777, 1, regs, want,
+				sizeof(want) / sizeof(want[0]));
+		fake_put64(ec + EC_CFP, cfp[6]);
 	}
 	{
 		/* No FINISH where the block was entered: the array's end bounds the walk. */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PHP found in the installed files by what they are (the engine's
+ * exports, the version string), checked against their own code; builds it
+ * does not know, or whose code disagrees, named and refused.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file.h"
+#include "unit.h"
+#include "util.h"
+#include "vm_prog_check.h"
+#include "vm/runtime.h"
+
+#define PHP_BIN "/usr/bin/php8.2"
+#define MAP_START 0x555555554000ULL	/* a PIE's usual place: executor_globals needs a constant */
+
+/* What the PHP runtime says of @path mapped whole at MAP_START (pid 0: a file). */
+static enum vmstack_detect php_detect_file(const char *path, struct vmstack_vm_found *f,
+					   char *why, size_t len)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
+	struct vmstack_map m = { .start = MAP_START, .end = MAP_START + 0x10000000 };
+	enum vmstack_detect v;
+	struct stat st;
+
+	CHECK(rt != NULL && !stat(path, &st));
+	memset(f, 0, sizeof(*f));
+	*why = 0;
+	m.path = (char *)path;
+	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
+	v = rt->detect(&m, 0, f, why, len);
+	vmstack_file_put(m.file);
+	return v;
+}
+
+/* A copy of @path with the @len bytes @old (found once) replaced by @new. */
+static const char *patched(const char *path, const void *old, const void *new, size_t len,
+			   const char *out)
+{
+	FILE *f = fopen(path, "r");
+	char *data, *p;
+	long size;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	data = malloc((size_t)size);
+	CHECK(data && fread(data, 1, (size_t)size, f) == (size_t)size);
+	fclose(f);
+	p = memmem(data, (size_t)size, old, len);
+	CHECK(p != NULL && !memmem(p + 1, (size_t)size - (size_t)(p + 1 - data), old, len));
+	if (p)
+		memcpy(p, new, len);
+	f = fopen(out, "w");
+	CHECK(f && fwrite(data, 1, (size_t)size, f) == (size_t)size);
+	if (f)
+		fclose(f);
+	free(data);
+	return out;
+}
+
+UNIT_TEST(php_builds_found)
+{
+	struct vmstack_vm_found f;
+	char why[256];
+
+	if (access(PHP_BIN, R_OK)) {
+		fprintf(stderr, "  %s absent: PHP detection not tested\n", PHP_BIN);
+		return;
+	}
+	CHECK(php_detect_file(PHP_BIN, &f, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(f.prog && f.build_name && !strncmp(f.build_name, "PHP 8.2.", 8));
+	CHECK(f.desc4.flags == VMSTACK_VM4_F_NATIVE_STEP && f.desc4.prog_len > 20);
+	CHECK(vmstack_vm_desc4_check(&f.desc4) == NULL);
+	/* executor_globals, the program's one constant, where .dynsym has it. */
+	CHECK(f.desc4.nr_consts == 1 && f.desc4.consts[0] == MAP_START + 0x58ae60);
+	/* execute_ex and its cold part (FDEs of Debian's 8.2.36-1~deb12u1). */
+	CHECK(f.desc4.ranges[0].start == MAP_START + 0x36cbe0 &&
+	      f.desc4.ranges[0].end == MAP_START + 0x375efe);
+	CHECK(f.desc4.ranges[1].start == MAP_START + 0x11ec6a &&
+	      f.desc4.ranges[1].end == MAP_START + 0x11f502);
+	CHECK(php_detect_file("/usr/bin/lua5.4", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
+	CHECK(php_detect_file("/bin/sh", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
+}
+
+/* Another version, and a build whose code reads the frames elsewhere: named, refused. */
+UNIT_TEST(php_unknown_builds)
+{
+	/* zend_get_executed_scope: lea executor_globals; mov 0x1e8(%rax),%rax */
+	static const unsigned char scope[] = { 0x48, 0x8d, 0x05, 0x29, 0x83, 0x29, 0x00,
+					       0x48, 0x8b, 0x80, 0xe8, 0x01, 0x00, 0x00 };
+	static const unsigned char scope2[] = { 0x48, 0x8d, 0x05, 0x29, 0x83, 0x29, 0x00,
+						0x48, 0x8b, 0x80, 0xf0, 0x01, 0x00, 0x00 };
+	struct vmstack_vm_found f;
+	const char *copy;
+	char why[256];
+
+	if (access(PHP_BIN, R_OK))
+		return;
+	copy = patched(PHP_BIN, "X-Powered-By: PHP/8.2.", "X-Powered-By: PHP/8.9.", 22,
+		       "build/unit-php89");
+	CHECK(php_detect_file(copy, &f, why, sizeof(why)) == VMSTACK_DETECT_UNKNOWN);
+	CHECK(strstr(why, "PHP 8.9.") && strstr(why, "does not know"));
+	unlink(copy);
+	copy = patched(PHP_BIN, scope, scope2, sizeof(scope), "build/unit-php-scope");
+	CHECK(php_detect_file(copy, &f, why, sizeof(why)) == VMSTACK_DETECT_UNKNOWN);
+	CHECK(strstr(why, "zend_get_executed_scope") != NULL);
+	unlink(copy);
+}

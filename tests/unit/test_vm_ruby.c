@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ruby found in the installed libruby by what it is (rb_vm_exec,
+ * ruby_current_ec, ruby_version), vm_exec_core by rb_vm_exec's first call;
+ * another version named and refused.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file.h"
+#include "unit.h"
+#include "util.h"
+#include "vm_prog_check.h"
+#include "vm/runtime.h"
+
+#define LIBRUBY "/usr/lib/x86_64-linux-gnu/libruby-3.1.so.3.1"
+#define MAP_START 0x7f0000000000ULL
+
+static enum vmstack_detect ruby_detect_file(const char *path, struct vmstack_vm_found *f,
+					    char *why, size_t len)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find("ruby");
+	struct vmstack_map m = { .start = MAP_START, .end = MAP_START + 0x10000000 };
+	enum vmstack_detect v;
+	struct stat st;
+
+	CHECK(rt != NULL && !stat(path, &st));
+	memset(f, 0, sizeof(*f));
+	*why = 0;
+	m.path = (char *)path;
+	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
+	v = rt->detect(&m, 0, f, why, len);
+	vmstack_file_put(m.file);
+	return v;
+}
+
+UNIT_TEST(ruby_builds_found)
+{
+	struct vmstack_vm_found f;
+	char why[256], *data, *p;
+	size_t size = 0;
+	unsigned int i;
+	FILE *out;
+
+	if (access(LIBRUBY, R_OK)) {
+		fprintf(stderr, "  %s absent: Ruby detection not tested\n", LIBRUBY);
+		return;
+	}
+	CHECK(ruby_detect_file(LIBRUBY, &f, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(f.prog && f.build_name && !strcmp(f.build_name, "Ruby 3.1.2"));
+	CHECK(vmstack_vm_desc4_check(&f.desc4) == NULL);
+	/* vm_exec_core: the FDE at rb_vm_exec's first call (Debian's 3.1.2 file). */
+	CHECK(f.desc4.ranges[0].start == MAP_START + 0x24ebd0 &&
+	      f.desc4.ranges[0].end == MAP_START + 0x253047);
+	/* ruby_current_ec at fs - 0x10 + 8: the program's load from r6, the fs base. */
+	for (i = 0; i < f.desc4.prog_len; i++)
+		if (f.desc4.prog[i].op == VMSTACK_VM4_LD64 && f.desc4.prog[i].regs >> 4 == 6)
+			break;
+	CHECK(i < f.desc4.prog_len && f.desc4.prog[i].imm == -8);
+	CHECK(ruby_detect_file("/usr/bin/php8.2", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
+	CHECK(ruby_detect_file("/bin/sh", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
+	/* Another version: named, refused. */
+	out = fopen(LIBRUBY, "r");
+	if (out) {
+		fseek(out, 0, SEEK_END);
+		size = (size_t)ftell(out);
+		rewind(out);
+	}
+	data = malloc(size);
+	CHECK(data && out && fread(data, 1, size, out) == size);
+	if (out)
+		fclose(out);
+	p = data ? memmem(data, size, "3.1.2\0", 6) : NULL;
+	CHECK(p != NULL);
+	if (!p) {
+		free(data);
+		return;
+	}
+	/* The first "3.1.2" NUL-terminated is ruby_version's (at 0x2cc9e9 in Debian's). */
+	memcpy(p, "3.1.9", 5);
+	out = fopen("build/unit-libruby319", "w");
+	CHECK(out && fwrite(data, 1, size, out) == size);
+	if (out)
+		fclose(out);
+	free(data);
+	CHECK(ruby_detect_file("build/unit-libruby319", &f, why, sizeof(why)) ==
+	      VMSTACK_DETECT_UNKNOWN);
+	CHECK(strstr(why, "Ruby 3.1.9") && strstr(why, "does not know"));
+	unlink("build/unit-libruby319");
+}

@@ -1,0 +1,54 @@
+<?php
+// A known call tree for t_vm_php.sh: php8.2 known82.php SECONDS.
+// {main} -> run -> heavy (PHP only), and run -> sorter -> usort (C) ->
+// cmp (PHP, called back by C) -> light: C between PHP frames. The script
+// measures its own CPU time in heavy and in sorter (getrusage around each
+// call) and prints the split as "cpu_shares=HEAVY/SORTER" on stderr.
+function heavy($n) {
+	$s = 0;
+	for ($i = 0; $i < $n; $i++) { $s = ($s + $i * $i) % 1000003; } // HOT heavy
+	return $s;
+}
+
+function light($n) {
+	$s = 0;
+	for ($i = 0; $i < $n; $i++) { $s = ($s + $i * 3) % 1000003; } // HOT light
+	return $s;
+}
+
+function cmp($a, $b) {
+	light(40);
+	return $a <=> $b;
+}
+
+function sorter() {
+	$a = range(1, 60);
+	shuffle($a);
+	usort($a, 'cmp');
+	return $a[0];
+}
+
+function cpu() {
+	$r = getrusage();
+	return $r['ru_utime.tv_sec'] + $r['ru_utime.tv_usec'] / 1e6 +
+	       $r['ru_stime.tv_sec'] + $r['ru_stime.tv_usec'] / 1e6;
+}
+
+function run($seconds) {
+	$h = 0.0;
+	$s = 0.0;
+	$end = hrtime(true) + $seconds * 1e9;
+	while (hrtime(true) < $end) {
+		$t = cpu();
+		heavy(20000);
+		$u = cpu();
+		sorter();
+		$v = cpu();
+		$h += $u - $t;
+		$s += $v - $u;
+	}
+	$t = $h + $s > 0 ? $h + $s : 1;
+	fprintf(STDERR, "cpu_shares=%.1f/%.1f\n", 100 * $h / $t, 100 * $s / $t);
+}
+
+run($argc > 1 ? (float)$argv[1] : 4);
