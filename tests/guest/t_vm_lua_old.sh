@@ -83,7 +83,7 @@ if ! command -v haproxy >/dev/null || ! command -v curl >/dev/null; then
 fi
 cat >/tmp/vmstack-haproxy.lua <<'LUA'
 local function spin(n) local x = 0 for i = 1, n do x = x + 1 end return x end
-local function heavy() return spin(300000) end
+local function heavy() local x = spin(300000) return x end
 local function cmp(a, b) spin(300000) return a < b end
 local function sorter() local t = {2, 1} table.sort(t, cmp) return t[1] end
 core.register_service("spin", "http", function(applet)
@@ -107,6 +107,8 @@ frontend spin
 	bind 127.0.0.1:18980
 	http-request use-service lua.spin
 CFG
+# The guest's loopback starts down.
+ip link set lo up 2>/dev/null
 haproxy -f /tmp/vmstack-haproxy.cfg -db >/dev/null 2>&1 &
 hap=$!
 wait_until 10 curl -s -o /dev/null http://127.0.0.1:18980/ || { kill $hap; fail "haproxy did not start"; }
