@@ -12,10 +12,19 @@ script=$VMSTACK_REPO/tests/workloads/ruby/known31.rb
 hot() { grep -n "# HOT $1" "$script" | cut -d: -f1; }
 fr() { echo "$1 \([^;]*known31\.rb:[0-9]+\)_\[vm\]"; }
 check() {  # FOLDED ERRFILE LABEL
-	local f=$1 total main rb h s sand lh cut cpu sh ss
+	local f=$1 total all vm main rb h s sand lh cut cpu sh ss
 	total=$(stack_count "$f" '')
-	main=$(stack_share "$f" '^ruby3\.1;_start;')
-	rb=$(stack_share "$f" "^ruby3\.1;_start;.*;$(fr '<main>');.*$(fr run)")
+	all=$(stack_share "$f" '^ruby3\.1;_start;')
+	# Of the samples in the VM's run of the script (rb_vm_exec): Ruby's
+	# start-up runs no frame of the script, and a launched program's
+	# first moments come before the recorder has its unwind rules
+	# (t_unwind_stripped, issue 28): the debug kernel rooted 93% of the
+	# whole run and had 84% of it under <main> and run.
+	vm=$(stack_count "$f" ';rb_vm_exec;')
+	main=$(awk -v a="$(stack_count "$f" '^ruby3\.1;_start;.*;rb_vm_exec;')" -v b="$vm" \
+		'BEGIN {printf "%d", b ? 100 * a / b : 0}')
+	rb=$(awk -v a="$(stack_count "$f" "^ruby3\.1;_start;.*;rb_vm_exec;.*$(fr '<main>');.*$(fr run)")" \
+		-v b="$vm" 'BEGIN {printf "%d", b ? 100 * a / b : 0}')
 	h=$(stack_count "$f" ";$(fr heavy)")
 	s=$(stack_count "$f" ";$(fr sorter)")
 	# C -> Ruby -> C -> Ruby: the block under sort_by's C, under sorter.
@@ -25,10 +34,10 @@ check() {  # FOLDED ERRFILE LABEL
 	cpu=$(sed -n 's/^cpu_shares=\([0-9.\/]*\)$/\1/p' "$2")
 	read -r sh ss <<<"$(awk -v a="$h" -v b="$s" 'BEGIN {t = a + b; if (!t) t = 1
 		printf "%.1f %.1f", 100 * a / t, 100 * b / t}')"
-	note "$3: $total samples: rooted at _start $main%, under <main> and run $rb%; heavy/sorter $sh/$ss (script's CPU split $cpu); block under sort_by's C in $(awk -v a=$sand -v b=$s 'BEGIN {printf "%d", b ? 100 * a / b : 0}')% of sorter's; heavy's leaf at its hot line $lh%; VM part cut $cut%"
+	note "$3: $total samples (rooted at _start $all%), in rb_vm_exec $vm: rooted $main%, under <main> and run $rb%; heavy/sorter $sh/$ss (script's CPU split $cpu); block under sort_by's C in $(awk -v a=$sand -v b=$s 'BEGIN {printf "%d", b ? 100 * a / b : 0}')% of sorter's; heavy's leaf at its hot line $lh%; VM part cut $cut%"
 	[ "$total" -ge 500 ] || fail "$3: too few samples"
-	[ "$main" -ge 95 ] || fail "$3: under 95% of samples rooted at _start"
-	[ "$rb" -ge 85 ] || fail "$3: under 85% of samples under the script's <main> and run"
+	[ "$main" -ge 95 ] || fail "$3: under 95% of the script's samples rooted at _start"
+	[ "$rb" -ge 85 ] || fail "$3: under 85% of the script's samples under its <main> and run"
 	[ -n "$cpu" ] || fail "$3: the script printed no CPU split"
 	within 3 "$sh" "${cpu%%/*}" "$ss" "${cpu##*/}" ||
 		fail "$3: heavy/sorter off the script's CPU split by more than 3 points"
