@@ -1,5 +1,5 @@
-# CPython 3.10 to 3.13 from one list: Debian's python3.11 and the pyenv
-# builds of 3.10, 3.12 and 3.13 (scripts/setup's runtimes; libpython with
+# CPython 3.9 to 3.13 from one list: Debian's python3.11 and the pyenv
+# builds of 3.9, 3.10, 3.12 and 3.13 (scripts/setup's runtimes; libpython with
 # DWARF; 3.13 also with its _Py_DebugOffsets) run one script whose call
 # tree is known: C -> Python -> C -> Python, the interpreter's main calling
 # <module> -> main -> sort_work, which calls sorted() (C) with the key
@@ -7,9 +7,9 @@
 # Each version: its layout named in the recorder's summary, keyfn's
 # samples show the whole chain with sorted's native frames between
 # sort_work and keyfn, the stacks in Python code are merged and rooted at
-# _start, and the leaf's line is keyfn's loop. (3.10 runs each Python call
-# in an activation of its own: the chain is the same, with native eval
-# frames of its own between <module>, main and sort_work.)
+# _start, and the leaf's line is keyfn's loop. (3.9 and 3.10 run each
+# Python call in an activation of its own: the chain is the same, with
+# native eval frames of its own between <module>, main and sort_work.)
 . tests/guest/lib.sh
 cat >/tmp/pyv.py <<'PY'
 import sys, time
@@ -30,7 +30,7 @@ hot=4
 fr() { echo "${1} \(/tmp/pyv\.py:[0-9]+\)_\[vm\]"; }
 nat=';(.*;)?[^;]*[^];](;.*)?;'	# at least one native frame between
 in_py='_\[vm\]|vm stack cut|;_PyEval_EvalFrameDefault(;| )'
-for v in 3.10 3.11 3.12 3.13; do
+for v in 3.9 3.10 3.11 3.12 3.13; do
 	if [ $v = 3.11 ]; then
 		py=/usr/bin/python3.11 want='CPython 3.11'
 	else
@@ -45,7 +45,7 @@ for v in 3.10 3.11 3.12 3.13; do
 	grep -o 'VM frames merged ([^;]*' $f.err
 	key=$(stack_count $f ";$(fr keyfn)")
 	sep=';'
-	[ $v = 3.10 ] && sep=';(.*;)?'	# one activation per Python frame: native ones between
+	case $v in 3.9|3.10) sep=';(.*;)?';; esac	# one activation per Python frame: native ones between
 	chain=$(stack_count $f "^python$v;_start;.*;$(fr '<module>')${sep}$(fr main)${sep}$(fr sort_work)${nat}$(fr keyfn)( |;)")
 	all=$(stack_count $f "$in_py")
 	ok=$(grep -E -- "$in_py" $f | grep -E "^python$v;_start;" |

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython 3.12 and 3.13 as the pyenv builds every machine of the project
- * carries ($(pyenv root)/versions/3.12.1 and 3.13.0, --enable-shared:
+ * CPython 3.9, 3.10, 3.12 and 3.13 as the pyenv builds every machine of the
+ * project carries ($(pyenv root)/versions/3.9.18 ... 3.13.0, --enable-shared:
  * Python in libpython3.X.so.1.0, with DWARF): found, laid out as
  * runtime-layouts.md measured them (DWARF; 3.13's _Py_DebugOffsets equal
  * to it), and, as root, the recorder's own program run over a live
@@ -41,6 +41,8 @@ struct version {
 };
 
 static const struct version versions[] = {
+	{ "3.9.18", "9", 0x66920, 35197, "CPython 3.9.18 (layout from DWARF)",
+	  32, 8, -1, -1, -1, 48, 72, -1 },
 	{ "3.10.13", "10", 0x65540, 38051, "CPython 3.10.13 (layout from DWARF)",
 	  32, 8, -1, -1, -1, 48, 72, -1 },
 	{ "3.12.1", "12", 0x10bdc0, 51245, "CPython 3.12.1 (layout from DWARF)",
@@ -48,6 +50,12 @@ static const struct version versions[] = {
 	{ "3.13.0", "13", 0x8b8e0, 48125, "CPython 3.13.0 (layout from _Py_DebugOffsets = DWARF)",
 	  632, 7344, 160, 70, 200, 40, 56, 0x120 },
 };
+
+/* 3.9 and 3.10: one PyFrameObject per eval activation. */
+static bool frame_objects(const struct version *v)
+{
+	return !strcmp(v->minor, "9") || !strcmp(v->minor, "10");
+}
 
 static void pyenv_path(char *buf, size_t len, const struct version *v, const char *what)
 {
@@ -118,6 +126,10 @@ UNIT_TEST(cpython_pyenv_builds_found)
 		      b->L.co_code == v->co_code && b->L.owner_cstack == (v->fr_owner < 0 ? -1 : 3) &&
 		      b->L.str_ascii_data == v->str_ascii_data &&
 		      b->L.str_compact_data == v->str_compact_data);
+		/* 3.9: f_lasti and co_lnotab where runtime-layouts.md has them. */
+		if (!strcmp(v->minor, "9"))
+			CHECK(b->L.fr_lasti == 104 && b->L.co_linetable == 120 &&
+			      b->L.ts_thread_id == 176 && b->L.ts_frame == 24);
 		/* Detected again: the same build, DWARF not read twice. */
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES && f.build == b);
 		CHECK(b->shim_sp == v->shim_sp);
@@ -126,13 +138,13 @@ UNIT_TEST(cpython_pyenv_builds_found)
 
 /*
  * The other pyenv builds: 3.11.7 by 3.11's table (its name unchanged);
- * 3.9 not claimed (no Py_Version, and Py_GetVersion formats no 3.10): the
+ * 3.8 not claimed (no Py_Version, and Py_GetVersion formats 3.8): the
  * unwalked runtimes name it.
  */
-UNIT_TEST(cpython_pyenv_311_39)
+UNIT_TEST(cpython_pyenv_311_38)
 {
 	static const struct version v311 = { .dir = "3.11.7", .minor = "11" };
-	static const struct version v39 = { .dir = "3.9.18", .minor = "9" };
+	static const struct version v38 = { .dir = "3.8.18", .minor = "8" };
 	struct vmstack_vm_found f;
 	char path[512], why[256] = "";
 
@@ -143,7 +155,7 @@ UNIT_TEST(cpython_pyenv_311_39)
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES);
 		CHECK(!f.prog && f.build_name && !strcmp(f.build_name, "CPython 3.11.7"));
 	}
-	pyenv_path(path, sizeof(path), &v39, "lib/libpython");
+	pyenv_path(path, sizeof(path), &v38, "lib/libpython");
 	if (access(path, R_OK))
 		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
 	else
@@ -185,7 +197,7 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 	uint64_t head;
 	FILE *fp;
 
-	pyenv_path(path, sizeof(path), &versions[2], "lib/libpython");
+	pyenv_path(path, sizeof(path), &versions[3], "lib/libpython");	/* 3.13.0 */
 	fp = fopen(path, "r");
 	if (!fp) {
 		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
@@ -226,9 +238,9 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 /*
  * C -> Python -> C -> Python: <module> calls g, g calls sorted (C), whose
  * key f (Python) sleeps (C, the GIL released). Lines: f's time.sleep is
- * line 5, g's sorted line 8, <module>'s g() line 9. In 3.10 each Python
- * call is an activation of its own: the fake native stack holds two, so
- * <module> calls sorted itself there (script310, line 7).
+ * line 5, g's sorted line 8, <module>'s g() line 9. In 3.9 and 3.10 each
+ * Python call is an activation of its own: the fake native stack holds
+ * two, so <module> calls sorted itself there (script310, line 7).
  */
 static const char script[] =
 	"import sys, time\n"
@@ -261,7 +273,7 @@ static bool in_sleep(int pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
 	text = read_file(path, 4096);
-	/* x86-64: clock_nanosleep (3.11+), pselect6 (3.10's time.sleep) */
+	/* x86-64: clock_nanosleep (3.11+), pselect6 (3.9's and 3.10's time.sleep) */
 	yes = text && (!strncmp(text, "230 ", 4) || !strncmp(text, "270 ", 4));
 	free(text);
 	return yes;
@@ -298,7 +310,7 @@ static int start_python(const char *python, const char *code)
 	return pid;
 }
 
-/* @pid's main thread's fs base (3.10 keys its threads by it), or 0. */
+/* @pid's main thread's fs base (3.9 and 3.10 key their threads by it), or 0. */
 static u64 fs_base(int pid)
 {
 	struct user_regs_struct regs;
@@ -403,7 +415,7 @@ static void live_version(const struct version *v)
 			: "no pyenv python");
 		return;
 	}
-	pid = start_python(python, strcmp(v->minor, "10") ? script : script310);
+	pid = start_python(python, frame_objects(v) ? script310 : script);
 	CHECK(pid > 0);
 	if (pid <= 0)
 		return;
@@ -420,7 +432,7 @@ static void live_version(const struct version *v)
 		shape_tls = fs_base(pid);
 		CHECK(shape_tls != 0);
 		fake_mem_process(pid);
-		if (strcmp(v->minor, "10")) {
+		if (!frame_objects(v)) {
 			const struct cpython_build *b = f.build;
 			u64 shims[2];
 
@@ -446,7 +458,7 @@ static void live_version(const struct version *v)
 			fake_mem_map(shape_bp_at[3], 32);
 		}
 		n = shape_walk_ips(&d, &w, ips, 32);
-		if (!strcmp(v->minor, "10")) {
+		if (frame_objects(v)) {
 			CHECK(n == 8 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&
 			      ips[4] == SHAPE_MID2_RA && ips[7] == SHAPE_MAIN_RA &&
 			      w.flags == VMSTACK_SF_VM);
