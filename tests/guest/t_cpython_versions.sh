@@ -1,5 +1,5 @@
-# CPython 3.10 to 3.13 from one list: Debian's python3.11 and the pyenv
-# builds of 3.10, 3.12 and 3.13 (scripts/setup's runtimes; libpython with
+# CPython 3.9 to 3.13 from one list: Debian's python3.11 and the pyenv
+# builds of 3.9, 3.10, 3.12 and 3.13 (scripts/setup's runtimes; libpython with
 # DWARF; 3.13 also with its _Py_DebugOffsets) run one script whose call
 # tree is known: C -> Python -> C -> Python, the interpreter's main calling
 # <module> -> main -> sort_work, which calls sorted() (C) with the key
@@ -7,9 +7,10 @@
 # Each version: its layout named in the recorder's summary, keyfn's
 # samples show the whole chain with sorted's native frames between
 # sort_work and keyfn, the stacks in Python code are merged and rooted at
-# _start, and the leaf's line is keyfn's loop. (3.10 runs each Python call
-# in an activation of its own: the chain is the same, with native eval
-# frames of its own between <module>, main and sort_work.)
+# _start, and the leaf's line is keyfn's loop. (3.9 and 3.10 run each
+# Python call in an activation of its own: the chain is the same, with
+# native eval frames of its own between <module>, main and sort_work.)
+# Then each version runs known.py's two threads (threads below).
 . tests/guest/lib.sh
 cat >/tmp/pyv.py <<'PY'
 import sys, time
@@ -30,7 +31,37 @@ hot=4
 fr() { echo "${1} \(/tmp/pyv\.py:[0-9]+\)_\[vm\]"; }
 nat=';(.*;)?[^;]*[^];](;.*)?;'	# at least one native frame between
 in_py='_\[vm\]|vm stack cut|;_PyEval_EvalFrameDefault(;| )'
-for v in 3.10 3.11 3.12 3.13; do
+# A Python frame of known.py's or threading.py's function $2 (its
+# qualified name, 3.11+, may name its class), as an ERE.
+frk() { echo "([^;]*\.)?${2} \([^;]*${1}\.py:[0-9]+\)_\[vm\]"; }
+# threads VERSION PYTHON WANT: known.py's two threads, work_a 2/3 and
+# work_b 1/3 of their CPU clocks, both on one CPU (as t_cpython.sh: TCG
+# samples two vCPUs unevenly). Each thread's samples show its own frames
+# only, under its own start (libc's clone3 and start_thread, Python's
+# Thread._bootstrap), and their shares are within 5 points of the clocks'.
+threads() {
+	local v=$1 py=$2 want=$3 t=/tmp/pyvt-$1.folded a b both ra rb s1 cpu troot
+	vmstack-record --stats -F 999 -o $t -- taskset -c 0 $py tests/workloads/python/known.py \
+		$((3 * span)) threads 2>$t.err || { cat $t.err; fail "$v threads: record failed"; }
+	grep -qE "VM frames merged \($want" $t.err || { cat $t.err; fail "$v threads: CPython not merged"; }
+	a=$(stack_count $t ";$(frk known work_a)")
+	b=$(stack_count $t ";$(frk known work_b)")
+	both=$(stack_count $t ";$(frk known work_a).*;$(frk known work_b)|;$(frk known work_b).*;$(frk known work_a)")
+	troot="^python$v;clone3;start_thread;.*;$(frk threading _bootstrap);.*"
+	ra=$(stack_count $t "$troot;$(frk known work_a)")
+	rb=$(stack_count $t "$troot;$(frk known work_b)")
+	s1=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.1f", a + b ? 100 * a / (a + b) : 0}')
+	cpu=$(sed -n 's/.*mode=threads.*cpu_shares=\([0-9.]*\)\/.*/\1/p' $t.err)
+	note "CPython $v threads: work_a $s1% of the two (its CPU clock ${cpu:-?}%); $a and $b samples, under their own thread's start $((a ? 100 * ra / a : 0))% and $((b ? 100 * rb / b : 0))%; stacks with both threads' frames $both"
+	awk '{print $NF, $0}' $t | sort -nr | head -2 | cut -c1-1500
+	[ -n "$cpu" ] || { cat $t.err; fail "$v threads: known.py gave no CPU shares"; }
+	[ $((a + b)) -ge 300 ] && [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "$v threads: too few samples"
+	[ "$both" -eq 0 ] || fail "$v threads: a stack mixes two threads' frames"
+	[ $((100 * ra / a)) -ge 95 ] && [ $((100 * rb / b)) -ge 95 ] ||
+		fail "$v threads: under 95% of a thread's samples under its own start"
+	within 5 "$s1" "$cpu" || fail "$v threads: shares off the threads' CPU clocks by more than 5 points"
+}
+for v in 3.9 3.10 3.11 3.12 3.13; do
 	if [ $v = 3.11 ]; then
 		py=/usr/bin/python3.11 want='CPython 3.11'
 	else
@@ -45,7 +76,7 @@ for v in 3.10 3.11 3.12 3.13; do
 	grep -o 'VM frames merged ([^;]*' $f.err
 	key=$(stack_count $f ";$(fr keyfn)")
 	sep=';'
-	[ $v = 3.10 ] && sep=';(.*;)?'	# one activation per Python frame: native ones between
+	case $v in 3.9|3.10) sep=';(.*;)?';; esac	# one activation per Python frame: native ones between
 	chain=$(stack_count $f "^python$v;_start;.*;$(fr '<module>')${sep}$(fr main)${sep}$(fr sort_work)${nat}$(fr keyfn)( |;)")
 	all=$(stack_count $f "$in_py")
 	ok=$(grep -E -- "$in_py" $f | grep -E "^python$v;_start;" |
@@ -57,4 +88,5 @@ for v in 3.10 3.11 3.12 3.13; do
 	[ $((100 * chain / key)) -ge 95 ] || fail "$v: the C -> Python -> C -> Python chain incomplete in over 5% of keyfn's samples"
 	[ $((100 * ok / all)) -ge 95 ] || fail "$v: under 95% of the samples in Python code merged and rooted at _start"
 	[ "$line" -ge 90 ] || fail "$v: keyfn's current line right in under 90% of its samples"
+	threads $v $py "$want"
 done

@@ -4,10 +4,13 @@
  * objects Debian's python3.11 compiled (py311_lines_vectors.h, from
  * gen_py311_lines.py) is the line CPython's co_lines() gave; the edges;
  * and tables cut short or made up, read without a byte past their end.
+ * 3.10's and 3.9's tables by hand; 3.9's against pyenv's python3.9.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "py311_lines_vectors.h"
 #include "unit.h"
@@ -212,4 +215,101 @@ UNIT_TEST(py310_lines_by_hand)
 	CHECK(vmstack_py310_line(t, sizeof(t), 10, 12) == -1);
 	CHECK(vmstack_py310_line(t, 7, 10, 10) == -1);	/* a torn pair is not read */
 	CHECK(vmstack_py310_line(NULL, 0, 7, 0) == -1);
+}
+
+/*
+ * 3.9's co_lnotab (pairs: offset increment, signed line increment), by
+ * hand: +1 at byte 6, then +2 at the same byte, -1 at 10, an offset jump
+ * of 250 with no line change (as the compiler splits jumps over 255), +3
+ * at 270.
+ */
+UNIT_TEST(py39_lines_by_hand)
+{
+	static const unsigned char t[] = { 6, 1, 0, 2, 4, 0xff, 250, 0, 10, 3 };
+	static const unsigned char below[] = { 2, 0xfe };
+
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, -1) == 10);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 0) == 10);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 5) == 10);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 6) == 13);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 9) == 13);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 10) == 12);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 269) == 12);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 270) == 15);
+	CHECK(vmstack_py39_line(t, sizeof(t), 10, 1000) == 15);
+	CHECK(vmstack_py39_line(t, 9, 10, 270) == 12);	/* a torn pair is not read */
+	CHECK(vmstack_py39_line(below, sizeof(below), 1, 2) == -1);
+	CHECK(vmstack_py39_line(NULL, 0, 7, 4) == 7);
+}
+
+/*
+ * Every instruction of the code objects pyenv's python3.9 compiles from
+ * three of its own modules (threading, dis, argparse: long functions, loops,
+ * multi-line expressions whose lines go back): the line CPython's own
+ * dis.findlinestarts() gives it. One line per code object: co_firstlineno,
+ * co_lnotab in hex, then the line of each instruction (every 2 bytes).
+ */
+static const char py39_dump[] =
+	"import argparse, dis, threading\n"
+	"def walk(c):\n"
+	"    starts = list(dis.findlinestarts(c))\n"
+	"    lines = []\n"
+	"    for o in range(0, len(c.co_code), 2):\n"
+	"        ln = c.co_firstlineno\n"
+	"        for a, l in starts:\n"
+	"            if a <= o: ln = l\n"
+	"        lines.append(str(ln))\n"
+	"    print(c.co_firstlineno, c.co_lnotab.hex() or '-', ','.join(lines) or '-')\n"
+	"    for k in c.co_consts:\n"
+	"        if hasattr(k, 'co_code'): walk(k)\n"
+	"for m in (threading, dis, argparse):\n"
+	"    walk(compile(open(m.__file__).read(), m.__file__, 'exec'))\n";
+
+UNIT_TEST(py39_lines_as_cpython)
+{
+	const char *home = getenv("HOME");
+	char python[512], cmd[640], *text = NULL, *hex, *csv, *save;
+	unsigned char table[65536];
+	size_t cap = 0, n, i;
+	unsigned int byte;
+	long codes = 0, insns = 0, bad = 0, off;
+	int first;
+	FILE *p;
+
+	snprintf(python, sizeof(python), "%s/.pyenv/versions/3.9.18/bin/python3.9",
+		 home ? home : "/root");
+	if (access(python, X_OK)) {
+		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", python);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s -c \"$VMSTACK_PY39_DUMP\"", python);
+	setenv("VMSTACK_PY39_DUMP", py39_dump, 1);
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	while (p && getline(&text, &cap, p) > 0) {
+		first = (int)strtol(strtok_r(text, " ", &save), NULL, 10);
+		hex = strtok_r(NULL, " ", &save);
+		csv = strtok_r(NULL, " \n", &save);
+		CHECK(hex && csv);
+		if (!hex || !csv)
+			break;
+		for (n = 0; *hex != '-' && n < sizeof(table) && sscanf(hex + 2 * n, "%2x", &byte) == 1;
+		     n++)
+			table[n] = (unsigned char)byte;
+		for (off = 0, i = 0; *csv != '-' && *csv; off += 2, i++) {
+			int want = (int)strtol(csv, &csv, 10), got = vmstack_py39_line(table, n, first, off);
+
+			if (got != want && bad++ < 3)
+				fprintf(stderr, "  code at line %d: byte %ld: line %d, CPython %d\n",
+					first, off, got, want);
+			insns++;
+			if (*csv == ',')
+				csv++;
+		}
+		codes++;
+	}
+	free(text);
+	CHECK(p && pclose(p) == 0);
+	fprintf(stderr, "  %ld code objects, %ld instructions\n", codes, insns);
+	CHECK(codes > 100 && insns > 10000 && bad == 0);
 }

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython 3.12 and 3.13 as the pyenv builds every machine of the project
- * carries ($(pyenv root)/versions/3.12.1 and 3.13.0, --enable-shared:
+ * CPython 3.9, 3.10, 3.12 and 3.13 as the pyenv builds every machine of the
+ * project carries ($(pyenv root)/versions/3.9.18 ... 3.13.0, --enable-shared:
  * Python in libpython3.X.so.1.0, with DWARF): found, laid out as
  * runtime-layouts.md measured them (DWARF; 3.13's _Py_DebugOffsets equal
  * to it), and, as root, the recorder's own program run over a live
  * interpreter's memory under the shapes' fake native stack, its frames
- * named by the namer from that process. A machine without the builds
- * says so and skips.
+ * named by the namer from that process (3.9 and 3.10: a second thread's
+ * too). A machine without the builds says so and skips.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ struct version {
 };
 
 static const struct version versions[] = {
+	{ "3.9.18", "9", 0x66920, 35197, "CPython 3.9.18 (layout from DWARF)",
+	  32, 8, -1, -1, -1, 48, 72, -1 },
 	{ "3.10.13", "10", 0x65540, 38051, "CPython 3.10.13 (layout from DWARF)",
 	  32, 8, -1, -1, -1, 48, 72, -1 },
 	{ "3.12.1", "12", 0x10bdc0, 51245, "CPython 3.12.1 (layout from DWARF)",
@@ -48,6 +51,12 @@ static const struct version versions[] = {
 	{ "3.13.0", "13", 0x8b8e0, 48125, "CPython 3.13.0 (layout from _Py_DebugOffsets = DWARF)",
 	  632, 7344, 160, 70, 200, 40, 56, 0x120 },
 };
+
+/* 3.9 and 3.10: one PyFrameObject per eval activation. */
+static bool frame_objects(const struct version *v)
+{
+	return !strcmp(v->minor, "9") || !strcmp(v->minor, "10");
+}
 
 static void pyenv_path(char *buf, size_t len, const struct version *v, const char *what)
 {
@@ -118,6 +127,10 @@ UNIT_TEST(cpython_pyenv_builds_found)
 		      b->L.co_code == v->co_code && b->L.owner_cstack == (v->fr_owner < 0 ? -1 : 3) &&
 		      b->L.str_ascii_data == v->str_ascii_data &&
 		      b->L.str_compact_data == v->str_compact_data);
+		/* 3.9: f_lasti and co_lnotab where runtime-layouts.md has them. */
+		if (!strcmp(v->minor, "9"))
+			CHECK(b->L.fr_lasti == 104 && b->L.co_linetable == 120 &&
+			      b->L.ts_thread_id == 176 && b->L.ts_frame == 24);
 		/* Detected again: the same build, DWARF not read twice. */
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES && f.build == b);
 		CHECK(b->shim_sp == v->shim_sp);
@@ -126,13 +139,13 @@ UNIT_TEST(cpython_pyenv_builds_found)
 
 /*
  * The other pyenv builds: 3.11.7 by 3.11's table (its name unchanged);
- * 3.9 not claimed (no Py_Version, and Py_GetVersion formats no 3.10): the
+ * 3.8 not claimed (no Py_Version, and Py_GetVersion formats 3.8): the
  * unwalked runtimes name it.
  */
-UNIT_TEST(cpython_pyenv_311_39)
+UNIT_TEST(cpython_pyenv_311_38)
 {
 	static const struct version v311 = { .dir = "3.11.7", .minor = "11" };
-	static const struct version v39 = { .dir = "3.9.18", .minor = "9" };
+	static const struct version v38 = { .dir = "3.8.18", .minor = "8" };
 	struct vmstack_vm_found f;
 	char path[512], why[256] = "";
 
@@ -143,7 +156,7 @@ UNIT_TEST(cpython_pyenv_311_39)
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_YES);
 		CHECK(!f.prog && f.build_name && !strcmp(f.build_name, "CPython 3.11.7"));
 	}
-	pyenv_path(path, sizeof(path), &v39, "lib/libpython");
+	pyenv_path(path, sizeof(path), &v38, "lib/libpython");
 	if (access(path, R_OK))
 		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
 	else
@@ -185,7 +198,7 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 	uint64_t head;
 	FILE *fp;
 
-	pyenv_path(path, sizeof(path), &versions[2], "lib/libpython");
+	pyenv_path(path, sizeof(path), &versions[3], "lib/libpython");	/* 3.13.0 */
 	fp = fopen(path, "r");
 	if (!fp) {
 		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
@@ -226,9 +239,9 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 /*
  * C -> Python -> C -> Python: <module> calls g, g calls sorted (C), whose
  * key f (Python) sleeps (C, the GIL released). Lines: f's time.sleep is
- * line 5, g's sorted line 8, <module>'s g() line 9. In 3.10 each Python
- * call is an activation of its own: the fake native stack holds two, so
- * <module> calls sorted itself there (script310, line 7).
+ * line 5, g's sorted line 8, <module>'s g() line 9. In 3.9 and 3.10 each
+ * Python call is an activation of its own: the fake native stack holds
+ * two, so <module> calls sorted itself there (script310, line 7).
  */
 static const char script[] =
 	"import sys, time\n"
@@ -248,27 +261,59 @@ static const char script310[] =
 	"    time.sleep(30)\n"
 	"    return x\n"
 	"sorted([1], key=f)\n";
+/*
+ * 3.9 and 3.10, a second thread: t calls sorted, whose key f sleeps (line
+ * 4; t's sorted line 7) while the main thread sleeps in <module>. Each
+ * thread's state is found by its own fs base.
+ */
+static const char script310_thread[] =
+	"import sys, threading, time\n"
+	"def f(x):\n"
+	"    sys.stdout.write('ready\\n'); sys.stdout.flush()\n"
+	"    time.sleep(30)\n"
+	"    return x\n"
+	"def t():\n"
+	"    sorted([1], key=f)\n"
+	"threading.Thread(target=t).start()\n"
+	"time.sleep(30)\n";
 
 /*
- * Whether @pid's main thread sleeps in time.sleep's system call, as
- * /proc/PID/syscall shows it: "ready" is written before, and a walk
- * between the two would see another line.
+ * Whether each of @pid's threads sleeps in time.sleep's system call, as
+ * /proc/PID/task/TID/syscall shows it: "ready" is written before, and a
+ * walk between the two would see another line. @other: a thread not the
+ * main one, or 0.
  */
-static bool in_sleep(int pid)
+static bool in_sleep(int pid, int *other)
 {
-	char path[64], *text;
-	bool yes;
+	char path[300], *text;
+	struct dirent *e;
+	bool yes = true;
+	DIR *dir;
 
-	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
-	text = read_file(path, 4096);
-	/* x86-64: clock_nanosleep (3.11+), pselect6 (3.10's time.sleep) */
-	yes = text && (!strncmp(text, "230 ", 4) || !strncmp(text, "270 ", 4));
-	free(text);
-	return yes;
+	*other = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && yes && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid, e->d_name);
+		text = read_file(path, 4096);
+		/* x86-64: clock_nanosleep (3.11+), pselect6 (3.9's and 3.10's time.sleep) */
+		yes = text && (!strncmp(text, "230 ", 4) || !strncmp(text, "270 ", 4));
+		free(text);
+		if (atoi(e->d_name) != pid)
+			*other = atoi(e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return dir && yes;
 }
 
-/* A child running @python on the script, stopped in time.sleep; its pid, or -1. */
-static int start_python(const char *python, const char *code)
+/*
+ * A child running @python on the script, its threads stopped in
+ * time.sleep; its pid, or -1. @other: a thread not the main one, or 0.
+ */
+static int start_python(const char *python, const char *code, int *other)
 {
 	int fds[2], pid, i = 0;
 	char buf[16] = "";
@@ -286,7 +331,7 @@ static int start_python(const char *python, const char *code)
 	close(fds[1]);
 	n = pid > 0 ? read(fds[0], buf, sizeof(buf) - 1) : -1;
 	close(fds[0]);
-	for (i = 0; n > 0 && i < 200 && !in_sleep(pid); i++)
+	for (i = 0; n > 0 && i < 200 && !in_sleep(pid, other); i++)
 		usleep(10000);
 	if (n <= 0 || strncmp(buf, "ready", 5) || i == 200) {
 		if (pid > 0) {
@@ -298,18 +343,19 @@ static int start_python(const char *python, const char *code)
 	return pid;
 }
 
-/* @pid's main thread's fs base (3.10 keys its threads by it), or 0. */
-static u64 fs_base(int pid)
+/* Thread @tid's fs base (3.9 and 3.10 key their threads by it), or 0. */
+static u64 fs_base(int tid)
 {
 	struct user_regs_struct regs;
 	u64 fs = 0;
 	int status;
 
-	if (ptrace(PTRACE_ATTACH, pid, 0, 0))
+	if (ptrace(PTRACE_ATTACH, tid, 0, 0))
 		return 0;
-	if (waitpid(pid, &status, 0) == pid && !ptrace(PTRACE_GETREGS, pid, 0, &regs))
+	/* __WALL: a thread other than the main one is a clone child */
+	if (waitpid(tid, &status, __WALL) == tid && !ptrace(PTRACE_GETREGS, tid, 0, &regs))
 		fs = regs.fs_base;
-	ptrace(PTRACE_DETACH, pid, 0, 0);
+	ptrace(PTRACE_DETACH, tid, 0, 0);
 	return fs;
 }
 
@@ -384,7 +430,8 @@ static unsigned int live_shims(int pid, const struct vmstack_map *m, const struc
 	return k;
 }
 
-static void live_version(const struct version *v)
+/* @threaded: the second thread of script310_thread (3.9 and 3.10). */
+static void live_version(const struct version *v, bool threaded)
 {
 	static struct vmstack_vm_desc4 d;
 	const struct vmstack_runtime *py = vmstack_runtime_find("cpython");
@@ -394,7 +441,7 @@ static void live_version(const struct version *v)
 	char python[512], lib[512], line[1024], why[256] = "", names[3][800];
 	u64 ips[32];
 	unsigned int n;
-	int pid;
+	int pid, other;
 
 	pyenv_path(python, sizeof(python), v, "bin/python");
 	pyenv_path(lib, sizeof(lib), v, "lib/libpython");
@@ -403,7 +450,8 @@ static void live_version(const struct version *v)
 			: "no pyenv python");
 		return;
 	}
-	pid = start_python(python, strcmp(v->minor, "10") ? script : script310);
+	pid = start_python(python, threaded ? script310_thread : frame_objects(v) ? script310 : script,
+			   &other);
 	CHECK(pid > 0);
 	if (pid <= 0)
 		return;
@@ -416,11 +464,12 @@ static void live_version(const struct version *v)
 		d.ranges[0].start = SHAPE_VM_LO;
 		d.ranges[0].end = SHAPE_VM_HI;
 		shape_mem();
-		shape_tid = (unsigned int)pid;	/* the main thread's native_thread_id */
-		shape_tls = fs_base(pid);
+		/* the thread's native_thread_id, its fs base */
+		shape_tid = (unsigned int)(threaded ? other : pid);
+		shape_tls = fs_base(threaded ? other : pid);
 		CHECK(shape_tls != 0);
 		fake_mem_process(pid);
-		if (strcmp(v->minor, "10")) {
+		if (!frame_objects(v)) {
 			const struct cpython_build *b = f.build;
 			u64 shims[2];
 
@@ -446,15 +495,16 @@ static void live_version(const struct version *v)
 			fake_mem_map(shape_bp_at[3], 32);
 		}
 		n = shape_walk_ips(&d, &w, ips, 32);
-		if (!strcmp(v->minor, "10")) {
+		if (frame_objects(v)) {
 			CHECK(n == 8 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&
 			      ips[4] == SHAPE_MID2_RA && ips[7] == SHAPE_MAIN_RA &&
 			      w.flags == VMSTACK_SF_VM);
 			name_of(f.build, pid, ips, 1, names[0], sizeof(names[0]));
 			name_of(f.build, pid, ips, 5, names[1], sizeof(names[1]));
-			fprintf(stderr, "  live %s: %u words; %s | %s\n", v->dir, n, names[0], names[1]);
-			CHECK(!strcmp(names[0], "f <string>:5") &&
-			      !strcmp(names[1], "<module> <string>:7"));
+			fprintf(stderr, "  live %s%s: %u words; %s | %s\n", v->dir,
+				threaded ? ", its second thread" : "", n, names[0], names[1]);
+			CHECK(!strcmp(names[0], threaded ? "f <string>:4" : "f <string>:5") &&
+			      !strcmp(names[1], threaded ? "t <string>:7" : "<module> <string>:7"));
 		} else {
 			CHECK(n == 10 && ips[0] == SHAPE_LEAF && ips[3] == SHAPE_MID1_RA &&
 			      ips[4] == SHAPE_MID2_RA && ips[9] == SHAPE_MAIN_RA &&
@@ -478,6 +528,9 @@ UNIT_TEST(cpython_pyenv_live)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-		live_version(&versions[i]);
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		live_version(&versions[i], false);
+		if (frame_objects(&versions[i]))
+			live_version(&versions[i], true);
+	}
 }

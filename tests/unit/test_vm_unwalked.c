@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Interpreters vmstack does not walk are recognised in the installed
- * files and named with their version: PUC Lua 5.2; the runtimes it
- * walks (Lua 5.1, 5.3, 5.4: Redis's own 5.1 too; Ruby 3.1, PHP 8.2), and
- * plain programs, are not.
- * (CPython before 3.11, in pyenv's builds: t_unwalked.sh.)
+ * files and named with their version: PUC Lua 5.2, pyenv's CPython 3.6
+ * to 3.8 (where the machine has them); the runtimes it walks (Lua 5.1,
+ * 5.3, 5.4: Redis's own 5.1 too; Ruby 3.1, PHP 8.2, CPython 3.9 and 3.10),
+ * and plain programs, are not.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "file.h"
 #include "unit.h"
@@ -52,4 +54,34 @@ UNIT_TEST(vm_unwalked_named)
 	}
 	for (i = 0; i < sizeof(not_named) / sizeof(*not_named); i++)
 		CHECK(unwalked(not_named[i], what, sizeof(what)) == -1);
+}
+
+/* pyenv's CPython builds older than 3.11: by the version Py_GetVersion formats. */
+UNIT_TEST(vm_unwalked_old_cpython)
+{
+	static const struct {
+		const char *lib, *what;	/* what: NULL for one walked */
+	} py[] = {
+		{ "3.6.15/lib/libpython3.6m.so.1.0", "CPython 3.6.15" },
+		{ "3.7.16/lib/libpython3.7m.so.1.0", "CPython 3.7.16" },
+		{ "3.8.18/lib/libpython3.8.so.1.0", "CPython 3.8.18" },
+		{ "3.9.18/lib/libpython3.9.so.1.0", NULL },
+		{ "3.10.13/lib/libpython3.10.so.1.0", NULL },
+	};
+	char path[512], what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(py) / sizeof(*py); i++) {
+		snprintf(path, sizeof(path), "/root/.pyenv/versions/%s", py[i].lib);
+		if (access(path, R_OK)) {
+			fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
+			continue;
+		}
+		if (!py[i].what) {
+			CHECK(unwalked(path, what, sizeof(what)) == -1);
+			continue;
+		}
+		CHECK(unwalked(path, what, sizeof(what)) >= 0);
+		CHECK(!strcmp(what, py[i].what));
+	}
 }

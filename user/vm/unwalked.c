@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "elf_facts.h"
+#include "vm/cpython/cpython.h"
 #include "vm/lua/lua_version.h"
 #include "file.h"
 #include "unwalked.h"
@@ -30,17 +31,28 @@ static int lua_holds(Elf *elf, char *ver, size_t len)
 }
 
 /*
- * CPython's evaluator without Py_Version: that variable came in 3.11, and
- * cpython/cpython.c names every CPython that has it, walked or not.
+ * CPython's evaluator without Py_Version (that variable came in 3.11, and
+ * cpython/cpython.c names every CPython that has it, walked or not): the
+ * version its Py_GetVersion formats; 3.9 and 3.10 are walked
+ * (cpython/frame_object.c).
  */
 static int cpython_holds(Elf *elf, char *ver, size_t len)
 {
 	GElf_Sym sym;
+	uint64_t hex;
+	unsigned int minor;
 
 	if (vmstack_elf_symbol(elf, "_PyEval_EvalFrameDefault", &sym) ||
 	    !vmstack_elf_symbol(elf, "Py_Version", &sym))
 		return -1;
-	snprintf(ver, len, "CPython older than 3.11 (no Py_Version)");
+	if (!cpython_version_string(elf, &hex)) {
+		snprintf(ver, len, "CPython older than 3.11 (no Py_Version; its version not found)");
+		return 0;
+	}
+	minor = hex >> 16 & 0xff;
+	if (minor == 9 || minor == 10)
+		return -1;
+	snprintf(ver, len, "CPython 3.%u.%u", minor, (unsigned int)(hex >> 8 & 0xff));
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * (user/vm/cpython/shim_prog.c) on the sandwich of cpython_shim.c: main ->
  * _PyEval_EvalFrameDefault (outer: <module>, g) -> sorted's C ->
  * _PyEval_EvalFrameDefault (inner: f) -> a C function (sampled). The
- * chain from the thread state: f, shim, g, <module>, shim, NULL.
+ * chain from the thread state: f, shim, g, <module>, shim, NULL. And the
+ * program for 3.9 and 3.10 (frame_object.c), one frame per activation.
  *
  * Layouts: runtime-layouts.md (DWARF of pyenv's 3.12.1 and 3.13.0, the
  * latter equal to its _Py_DebugOffsets); test_cpython_versions.c checks
@@ -260,10 +261,26 @@ static void prog_on_shape(const struct cpython_layout *L, int32_t shim_sp)
 }
 
 /*
- * 3.10 (DWARF of pyenv's 3.10.13, runtime-layouts.md): one frame per
- * activation, <module> in the outer one, f in the inner; threads keyed by
- * thread_id, the fs base.
+ * 3.9 and 3.10 (DWARF of pyenv's 3.9.18 and 3.10.13, runtime-layouts.md):
+ * one frame per activation, <module> in the outer one, f in the inner;
+ * threads keyed by thread_id, the fs base. They differ in f_lasti's place
+ * (and unit: 3.9 bytes, 3.10 code units, the program passes both on as
+ * f_lasti + 1) and in what their line table is (3.9 co_lnotab).
  */
+static const struct cpython_layout py39 = {
+	.major = 3, .minor = 9,
+	.rt_interp_main = 40, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8,
+	.ts_next = 8, .ts_interp = 16, .ts_frame = 24, .ts_thread_id = 176,
+	.ts_native_tid = -1, .ts_initialized = -1, .ts_cframe = -1, .ts_current_frame = -1,
+	.cf_current_frame = -1, .cf_previous = -1,
+	.fr_code = 32, .fr_previous = 24, .fr_lasti = 104, .fr_prev_instr = -1,
+	.fr_is_entry = -1, .fr_owner = -1, .owner_cstack = -1, .ob_type = 8,
+	.co_firstlineno = 40, .co_filename = 104, .co_name = 112, .co_qualname = -1,
+	.co_linetable = 120, .co_code = -1,
+	.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+	.bytes_size = 16, .bytes_data = 32,
+};
+
 static const struct cpython_layout py310 = {
 	.major = 3, .minor = 10,
 	.rt_interp_main = 40, .rt_interp_head = 32, .is_next = 0, .is_threads_head = 8,
@@ -278,9 +295,9 @@ static const struct cpython_layout py310 = {
 	.bytes_size = 16, .bytes_data = 32,
 };
 
-UNIT_TEST(vm4_cpython310_prog)
+/* <module> at f_lasti @lasti, f not started yet. */
+static void frame_object_prog(const struct cpython_layout *L, int32_t lasti)
 {
-	const struct cpython_layout *L = &py310;
 	static struct vmstack_vm_desc4 d;
 	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0, -1 };
 	struct vmstack_walk w;
@@ -304,19 +321,18 @@ UNIT_TEST(vm4_cpython310_prog)
 		fr[i] = shape_alloc(128);
 		fake_put64(fr[i] + L->fr_code, code[i]);
 	}
-	/* <module> at instruction 7, f not started yet (f_lasti -1). */
-	fake_put32(fr[0] + L->fr_lasti, 7);
+	fake_put32(fr[0] + L->fr_lasti, (uint32_t)lasti);
 	fake_put32(fr[1] + L->fr_lasti, 0xffffffff);
 	fake_put64(fr[1] + L->fr_previous, fr[0]);
 	fake_put64(ts + L->ts_frame, fr[1]);
-	CHECK(cpython_py310_prog(L, &a, &d) == NULL);
+	CHECK(cpython_frame_object_prog(L, &a, &d) == NULL);
 	CHECK(vmstack_vm_desc4_check(&d) == NULL);
 	{
 		const u64 want[] = {
 			SHAPE_LEAF,
 			shape_word(VMSTACK_VMW_SCRIPT, code[1]), 0,
 			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_SCRIPT, code[0]), 8,
+			shape_word(VMSTACK_VMW_SCRIPT, code[0]), (u64)lasti + 1,
 			SHAPE_MAIN_RA,
 		};
 
@@ -328,7 +344,7 @@ UNIT_TEST(vm4_cpython310_prog)
 	{
 		const u64 want[] = {
 			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_SCRIPT, code[0]), 8,
+			shape_word(VMSTACK_VMW_SCRIPT, code[0]), (u64)lasti + 1,
 			SHAPE_MID1_RA, SHAPE_MID2_RA, SHAPE_OUTER_RA, SHAPE_MAIN_RA,
 		};
 
@@ -347,6 +363,17 @@ UNIT_TEST(vm4_cpython310_prog)
 
 		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
 	}
+}
+
+/* 3.10's f_lasti in code units, 3.9's in bytes: the same instruction. */
+UNIT_TEST(vm4_cpython310_prog)
+{
+	frame_object_prog(&py310, 7);
+}
+
+UNIT_TEST(vm4_cpython39_prog)
+{
+	frame_object_prog(&py39, 14);
 }
 
 /* 0x30: the shim's place in the fake eval frames; -1: a build whose code does not show it. */

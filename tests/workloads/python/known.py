@@ -3,6 +3,8 @@
 
     /usr/bin/python3.11 known.py SECONDS MODE
 
+(threads also runs on pyenv's 3.9 to 3.13: t_cpython_versions.sh.)
+
 Every mode ends by itself once SECONDS have passed (the clock is checked
 after every round; a round is a few milliseconds) and writes nothing to
 stdout. On stderr it writes, at start, the hot lines of the mode's leaf

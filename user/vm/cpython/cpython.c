@@ -5,10 +5,10 @@
  * _PyEval_EvalFrameDefault, _PyRuntime, PyCode_Type), never by its name;
  * frames named "qualname (file.py:LINE)".
  *
- * The version the file carries (Py_Version; 3.10's Py_GetVersion) chooses
- * how its structures are known: 3.11 from a table (the same in every
- * x86-64 build, py311.c); 3.10 (py310.c) and 3.12 from the build's own
- * DWARF (layout_dwarf.c); 3.13 from the _Py_DebugOffsets
+ * The version the file carries (Py_Version; 3.9's and 3.10's Py_GetVersion)
+ * chooses how its structures are known: 3.11 from a table (the same in
+ * every x86-64 build, py311.c); 3.9, 3.10 (frame_object.c) and 3.12 from
+ * the build's own DWARF (layout_dwarf.c); 3.13 from the _Py_DebugOffsets
  * the build publishes at the start of _PyRuntime (debug_offsets.c),
  * compared with its DWARF where it has some. The build's name says which
  * was used. A layout is checked against the running interpreter before
@@ -77,7 +77,7 @@ static bool process_agrees(const struct cpython_layout *L, int pid, uint64_t run
 }
 
 /*
- * 3.10, 3.12 and 3.13: the layout, from DWARF and (3.13) the file's
+ * 3.9, 3.10, 3.12 and 3.13: the layout, from DWARF and (3.13) the file's
  * _Py_DebugOffsets; @source says which. 0, or -1 with @why.
  */
 static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
@@ -182,8 +182,9 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	    vmstack_elf_symbol(cf.elf, "_PyRuntime", &cf.runtime) ||
 	    vmstack_file_vaddr(m->file, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
-	/* Older ones are named by unwalked.c. */
-	if (py_version(cf.elf, &cf.hex) && !cpython_py310_version(cf.elf, &cf.hex))
+	/* Older ones, and one whose version is not read, are named by unwalked.c. */
+	if (py_version(cf.elf, &cf.hex) &&
+	    (!cpython_version_string(cf.elf, &cf.hex) || (cf.hex >> 16 & 0xff) < 9))
 		return VMSTACK_DETECT_NO;
 	if (cf.eval.st_value < lo || cf.eval.st_value + cf.eval.st_size > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
@@ -193,7 +194,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	cf.build_id = vmstack_file_build_id(m->file);
 	if (cf.build_id && !*cf.build_id)
 		cf.build_id = NULL;
-	if (major != 3 || minor < 10 || minor > 13) {
+	if (major != 3 || minor < 9 || minor > 13) {
 		snprintf(why, len, "CPython %u.%u.%u, a version vmstack does not know",
 			 major, minor, (unsigned int)(cf.hex >> 8 & 0xff));
 		return VMSTACK_DETECT_UNKNOWN;
@@ -241,7 +242,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	a.runtime = cf.runtime.st_value + cf.bias;
 	a.code_type = b->code_type;
 	a.none = L.shim_none ? none.st_value + cf.bias : 0;
-	err = minor == 10 ? cpython_py310_prog(&L, &a, &f->desc4) :
+	err = minor <= 10 ? cpython_frame_object_prog(&L, &a, &f->desc4) :
 			    cpython_shim_prog(&L, &a, &f->desc4);
 	if (err) {
 		snprintf(why, len, "its program could not be built: %s", err);
@@ -255,7 +256,7 @@ const struct vmstack_runtime vmstack_rt_cpython = {
 	.name = "cpython",
 	.alias = "python",
 	.label = "CPython",
-	.help = "CPython 3.10 to 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.10, 3.12: builds with DWARF; 3.13: its _Py_DebugOffsets or DWARF; Python frames with their current line)",
+	.help = "CPython 3.9 to 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.9, 3.10, 3.12: builds with DWARF; 3.13: its _Py_DebugOffsets or DWARF; Python frames with their current line)",
 	.detect = cpython_detect,
 	.namer = cpython_name,
 	.names_by_pc = true,

@@ -5,8 +5,9 @@
  * from a table (3.11: the same in every x86-64 build), from the build's
  * own DWARF, or from the offsets 3.13 publishes in _PyRuntime
  * (_Py_DebugOffsets); the walk is ABI 3's structured descriptor for 3.11
- * (py311.c) and an ABI 4 program for 3.12 and 3.13 (shim_prog.c); the
- * naming (name.c) reads code objects the same way in all of them.
+ * (py311.c) and an ABI 4 program for 3.9 and 3.10 (frame_object.c) and
+ * for 3.12 and 3.13 (shim_prog.c); the naming (name.c) reads code objects
+ * the same way in all of them.
  */
 #ifndef VMSTACK_VM_CPYTHON_H
 #define VMSTACK_VM_CPYTHON_H
@@ -40,17 +41,20 @@ struct cpython_layout {
 	int32_t owner_cstack;
 	bool shim_none;		/* 3.13: the shim's f_executable is Py_None */
 	int32_t ob_type;
-	/* PyCodeObject; co_code: where its instructions start (co_code_adaptive) */
+	/*
+	 * PyCodeObject; co_code: where its instructions start
+	 * (co_code_adaptive); co_linetable: 3.9's co_lnotab.
+	 */
 	int32_t co_firstlineno, co_filename, co_qualname, co_linetable, co_code;
 	/* PyASCIIObject, PyCompactUnicodeObject, PyBytesObject */
 	int32_t str_length, str_state, str_ascii_data, str_compact_data;
 	int32_t bytes_size, bytes_data;
 	/*
-	 * 3.10 only (-1 elsewhere): tstate->frame, tstate->thread_id (the
-	 * thread's pthread_self(), its fs base: 3.10 keeps no native id),
-	 * PyFrameObject.f_lasti (an int, in code units), co_name (3.10 has no
-	 * co_qualname). The frame's link and code are fr_previous (f_back)
-	 * and fr_code (f_code).
+	 * 3.9 and 3.10 only (-1 elsewhere): tstate->frame, tstate->thread_id
+	 * (the thread's pthread_self(), its fs base: they keep no native id),
+	 * PyFrameObject.f_lasti (an int: 3.9 in bytes, 3.10 in code units),
+	 * co_name (they have no co_qualname). The frame's link and code are
+	 * fr_previous (f_back) and fr_code (f_code).
 	 */
 	int32_t ts_frame, ts_thread_id, fr_lasti, co_name;
 };
@@ -87,7 +91,7 @@ enum vmstack_detect cpython_py311_desc(const struct cpython_file *cf,
 				       struct vmstack_vm_desc *d, char *why, size_t len);
 
 /*
- * 3.10, 3.12 and 3.13 (layout_dwarf.c, debug_offsets.c): the layout of
+ * 3.9, 3.10, 3.12 and 3.13 (layout_dwarf.c, debug_offsets.c): the layout of
  * the build from its DWARF; 0, or -1 with @why.
  */
 int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
@@ -139,13 +143,18 @@ void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
 			      uint64_t runtime, int32_t key_off, int key_reg, int nostate);
 
 /*
- * 3.10 (py310.c), a file without Py_Version: whether its Py_GetVersion
- * formats "3.10.N" (then *hex as Py_Version would be, and 1); its
- * program, as the 3.12 one. Its layout: cpython_layout_dwarf().
+ * A file without Py_Version (3.10 and older; frame_object.c): whether its
+ * Py_GetVersion formats "3.N.M" (then *hex as Py_Version would be, a
+ * final release assumed, and 1).
  */
-int cpython_py310_version(Elf *elf, uint64_t *hex);
-const char *cpython_py310_prog(const struct cpython_layout *L,
-			       const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
+int cpython_version_string(Elf *elf, uint64_t *hex);
+/*
+ * 3.9 and 3.10 (frame_object.c): their program, as the 3.12 one. Their
+ * layout: cpython_layout_dwarf().
+ */
+const char *cpython_frame_object_prog(const struct cpython_layout *L,
+				      const struct cpython_shim_addrs *a,
+				      struct vmstack_vm_desc4 *d);
 
 /* Naming (name.c): runtime.h's namer for every version. */
 int cpython_name(const void *build, int pid, const struct vmstack_frame *f,

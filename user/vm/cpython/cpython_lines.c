@@ -155,3 +155,28 @@ int vmstack_py310_line(const unsigned char *table, size_t len, int firstlineno, 
 	}
 	return -1;
 }
+
+/*
+ * CPython 3.9's co_lnotab (Objects/lnotab_notes.txt and PyCode_Addr2Line
+ * in 3.9): pairs of bytes, an unsigned increment of the bytecode offset
+ * and a signed increment of the line, both from 0 and co_firstlineno.
+ * Each pair says that from its offset on the line is the running line
+ * plus its increment; the line of byte @offset is the running line once
+ * every pair at or before @offset has been added (past the table's last
+ * pair: its line, as CPython says).
+ */
+int vmstack_py39_line(const unsigned char *table, size_t len, int firstlineno, long offset)
+{
+	long addr = 0, line = firstlineno;
+	size_t i;
+
+	if (offset < 0)
+		return firstlineno;
+	for (i = 0; i + 2 <= len; i += 2) {
+		addr += table[i];
+		if (addr > offset)
+			break;
+		line += (signed char)table[i + 1];
+	}
+	return line < 0 || line > INT_MAX ? -1 : (int)line;
+}

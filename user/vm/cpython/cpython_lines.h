@@ -2,7 +2,7 @@
 /*
  * Source lines of CPython 3.11+ frames: the code object's location table
  * (co_linetable, Objects/locations.md in CPython 3.11) read as CPython's
- * own PyCode_Addr2Line reads it; and 3.10's line table.
+ * own PyCode_Addr2Line reads it; and 3.10's and 3.9's line tables.
  */
 #ifndef VMSTACK_VM_CPYTHON_LINES_H
 #define VMSTACK_VM_CPYTHON_LINES_H
@@ -27,5 +27,12 @@ int vmstack_py311_line(const unsigned char *table, size_t len, int firstlineno, 
  * negative @offset, -1 for bytes without a line or past the table.
  */
 int vmstack_py310_line(const unsigned char *table, size_t len, int firstlineno, long offset);
+
+/*
+ * The line of bytecode byte @offset (f_lasti) of a CPython 3.9 code object
+ * whose co_lnotab is @table (@len bytes): @firstlineno for a negative
+ * @offset; -1 for a line below 0. Offsets past the table have its last line.
+ */
+int vmstack_py39_line(const unsigned char *table, size_t len, int firstlineno, long offset);
 
 #endif

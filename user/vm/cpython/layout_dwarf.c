@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A CPython 3.10, 3.12 or 3.13 build's layout from its own DWARF (the pyenv
+ * A CPython 3.9, 3.10, 3.12 or 3.13 build's layout from its own DWARF (the pyenv
  * builds and any built with -g; Debian's has a debug package): each
  * offset the walk and the naming use, by the names CPython's headers
  * give them at v3.12.1 and v3.13.0 (Include/internal/pycore_runtime.h,
@@ -108,16 +108,18 @@ static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
 }
 
 /*
- * 3.10: names of CPython's headers at v3.10.13 (Include/cpython/pystate.h,
- * frameobject.h, code.h; pycore_interp.h's tstate_head).
+ * 3.9 and 3.10: names of CPython's headers at v3.9.18 and v3.10.13
+ * (Include/cpython/pystate.h, frameobject.h, code.h; pycore_interp.h's
+ * tstate_head), the same in both but for the line table: 3.9's co_lnotab,
+ * 3.10's co_linetable.
  */
-static void fill310(struct query *q, struct cpython_layout *L)
+static void fill_frame_object(struct query *q, unsigned int minor, struct cpython_layout *L)
 {
 	int32_t interps = off(q, "_PyRuntimeState", "interpreters");
 
 	memset(L, 0, sizeof(*L));
 	L->major = 3;
-	L->minor = 10;
+	L->minor = minor;
 	L->rt_interp_main = interps + off(q, "pyinterpreters", "main");
 	L->rt_interp_head = interps + off(q, "pyinterpreters", "head");
 	L->is_next = off(q, "PyInterpreterState", "next");
@@ -133,14 +135,14 @@ static void fill310(struct query *q, struct cpython_layout *L)
 	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
 	L->co_filename = off(q, "PyCodeObject", "co_filename");
 	L->co_name = off(q, "PyCodeObject", "co_name");
-	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
+	L->co_linetable = off(q, "PyCodeObject", minor == 9 ? "co_lnotab" : "co_linetable");
 	L->str_length = off(q, "PyASCIIObject", "length");
 	L->str_state = off(q, "PyASCIIObject", "state");
 	L->str_ascii_data = size(q, "PyASCIIObject");
 	L->str_compact_data = size(q, "PyCompactUnicodeObject");
 	L->bytes_size = off(q, "PyVarObject", "ob_size");
 	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
-	/* What 3.10 does not have. */
+	/* What 3.9 and 3.10 do not have. */
 	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
 	L->cf_current_frame = L->cf_previous = -1;
 	L->fr_prev_instr = L->fr_is_entry = L->fr_owner = L->owner_cstack = -1;
@@ -165,8 +167,8 @@ int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 			return -1;
 		}
 		q.missing = NULL;
-		if (minor == 10)
-			fill310(&q, L);
+		if (minor <= 10)
+			fill_frame_object(&q, minor, L);
 		else
 			fill(&q, minor, L);
 		vmstack_dwarf_types_close(q.t);

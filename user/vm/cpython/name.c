@@ -6,7 +6,9 @@
  * point at the instruction the frame is in, in 2-byte code units from
  * co_code_adaptive) gives the line. 3.12 and 3.13 keep 3.11's location
  * table format (Objects/locations.md at v3.12.1 and v3.13.0); only the
- * offsets differ, and those are the build's layout.
+ * offsets differ, and those are the build's layout. 3.9 and 3.10 give
+ * f_lasti + 1 as the PC: 3.9 in bytes with its co_lnotab, 3.10 in code
+ * units with its co_linetable.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -76,10 +78,13 @@ static int frame_line(const struct cpython_layout *L, int pid, uint64_t code,
 	    (n && read_target(pid, bytes + L->bytes_data, table, n)))
 		return first;
 	if (L->fr_lasti >= 0) {
-		/* 3.10: the PC is f_lasti + 1 (code units), the table by bytes. */
+		/* The PC is f_lasti + 1; the tables go by bytes. */
 		if (prev_instr > (uint64_t)INT32_MAX + 1)
 			return first;
-		line = vmstack_py310_line(table, n, first, 2 * ((long)prev_instr - 1));
+		if (L->minor == 9)
+			line = vmstack_py39_line(table, n, first, (long)prev_instr - 1);
+		else
+			line = vmstack_py310_line(table, n, first, 2 * ((long)prev_instr - 1));
 		return line > 0 ? line : first;
 	}
 	/* A frame not started yet points before its first instruction. */
@@ -92,8 +97,8 @@ static int frame_line(const struct cpython_layout *L, int pid, uint64_t code,
 
 /*
  * The code object that is the frame's value: function qualname in file
- * co_filename, at the frame's line, shown "qualname (file.py:LINE)"; 3.10
- * has no qualname: its co_name.
+ * co_filename, at the frame's line, shown "qualname (file.py:LINE)"; 3.9
+ * and 3.10 have no qualname: their co_name.
  */
 int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
 		 struct vmstack_name_buf *out)

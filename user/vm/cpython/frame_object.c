@@ -1,24 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPython 3.10 on x86-64: every Python call recurses in C, so each native
- * activation of _PyEval_EvalFrameDefault runs exactly one PyFrameObject,
- * in the order of the thread's tstate->frame ->f_back chain (the eval
- * function sets tstate->frame to its frame on entry and back to f_back on
- * exit). The program's first run in a sample finds the thread's state and
- * shows tstate->frame; each run shows one frame and leaves its f_back in
- * r8 for the next activation outwards. Only in the eval function's first
- * and last instructions, before and after it links its frame, does an
- * activation show its caller's frame (and the outermost none: EMPTY).
+ * CPython 3.9 and 3.10 on x86-64: every Python call recurses in C, so each
+ * native activation of _PyEval_EvalFrameDefault runs exactly one
+ * PyFrameObject, in the order of the thread's tstate->frame ->f_back chain
+ * (the eval function sets tstate->frame to its frame on entry and back to
+ * f_back on exit: Python/ceval.c at v3.9.18 and v3.10.13). The program's
+ * first run in a sample finds the thread's state and shows tstate->frame;
+ * each run shows one frame and leaves its f_back in r8 for the next
+ * activation outwards. Only in the eval function's first and last
+ * instructions, before and after it links its frame, does an activation
+ * show its caller's frame (and the outermost none: EMPTY). The two
+ * versions differ, for the walk, only in offsets (the build's DWARF,
+ * layout_dwarf.c); f_lasti's unit (3.9 bytes, 3.10 code units) and the
+ * line table (3.9 co_lnotab, 3.10 co_linetable) matter to the namer only.
  *
- * 3.10 has no Py_Version: the version is what its Py_GetVersion formats,
+ * Neither has Py_Version: the version is what Py_GetVersion formats,
  * PY_VERSION, the first string argument it passes to PyOS_snprintf (in
- * rcx, "lea disp32(%rip),%rcx" in its code). The layout comes from the
- * build's DWARF (layout_dwarf.c); a 3.10 without DWARF is named and
- * profiled native-only.
+ * rcx, "lea disp32(%rip),%rcx" in its code). A build without DWARF is
+ * named and profiled native-only.
  *
  * The thread state is the one whose thread_id (pthread_self(), which
  * glibc makes the thread pointer: the fs base the module passes in r6) is
- * the sampled thread's: 3.10 keeps no native thread id.
+ * the sampled thread's: neither version keeps a native thread id.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,12 +30,12 @@
 #include "vm/cpython/cpython.h"
 #include "vm/prog.h"
 
-int cpython_py310_version(Elf *elf, uint64_t *hex)
+int cpython_version_string(Elf *elf, uint64_t *hex)
 {
 	unsigned char code[96];
 	char ver[16];
 	GElf_Sym sym;
-	unsigned int micro = 0;
+	unsigned int minor = 0, micro = 0;
 	size_t i, n;
 	int32_t disp;
 	int used = 0;
@@ -51,9 +54,10 @@ int cpython_py310_version(Elf *elf, uint64_t *hex)
 		if (vmstack_elf_read(elf, sym.st_value + i + 7 + (int64_t)disp, ver,
 				     sizeof(ver) - 1))
 			return 0;
-		if (sscanf(ver, "3.10.%u%n", &micro, &used) != 1 || ver[used] || micro > 255)
+		if (sscanf(ver, "3.%u.%u%n", &minor, &micro, &used) != 2 || ver[used] ||
+		    minor > 255 || micro > 255)
 			return 0;
-		*hex = 0x030a00f0 | (uint64_t)micro << 8;
+		*hex = 0x030000f0 | (uint64_t)minor << 16 | (uint64_t)micro << 8;
 		return 1;
 	}
 	return 0;
@@ -66,10 +70,12 @@ static void ld64(struct vm_prog *p, int dst, int src, int32_t o)
 
 /*
  * The frame's PC is f_lasti + 1: f_lasti is -1 before the frame starts,
- * and a PC of 0 means "unknown" (the namer gives the first line for both).
+ * and a PC of 0 means "unknown" (the namer gives the first line for both);
+ * its unit is the version's, which the namer knows.
  */
-const char *cpython_py310_prog(const struct cpython_layout *L,
-			       const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d)
+const char *cpython_frame_object_prog(const struct cpython_layout *L,
+				      const struct cpython_shim_addrs *a,
+				      struct vmstack_vm_desc4 *d)
 {
 	static struct vm_prog p;
 	vm_label cont, empty, bad, nostate;
