@@ -258,7 +258,10 @@ static void show(struct desc3_tr *t, struct walk *w)
 	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, R_B, R_PC, 0);
 }
 
-/* An unverified top frame (3.6: *unv set): its word, on by its link; below the top, CHECK. */
+/*
+ * An unverified top frame (3.6: *unv set): its word, on by its link (at
+ * w->shown: B_TOP is clear as a shown frame leaves it); below the top, CHECK.
+ */
 static void unverified(struct desc3_tr *t, vm_label at, int why, const struct walk *w)
 {
 	vm_label top = vm_prog_label(&t->p);
@@ -269,7 +272,7 @@ static void unverified(struct desc3_tr *t, vm_label at, int why, const struct wa
 	vm_prog_bind(&t->p, top);
 	vm_prog_alu_k(&t->p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
 	vm_prog_insn(&t->p, VMSTACK_VM4_EMIT_UNVERIFIED, 0, 0, why);
-	vm_prog_ja(&t->p, w->hidden);
+	vm_prog_ja(&t->p, w->shown);
 }
 
 /* show()'s blocks out of the loop. */
@@ -343,7 +346,10 @@ static void bottom(struct desc3_tr *t)
 
 /*
  * Tagged delta: R_FRAME's caller from its link, on to w->next (a link
- * from script code falls through), or to the bottom.
+ * from script code falls through), or to the bottom. Binds w->shown and
+ * w->hidden: where hidden frames' types are no return PC's, a shown
+ * frame's B_TOP is cleared on each way (with the B_FROM bits from a
+ * return PC), and a hidden frame's link goes to the typed delta at once.
  */
 static void link_delta(struct desc3_tr *t, const struct walk *w)
 {
@@ -351,20 +357,33 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 	struct vm_prog *p = &t->p;
 	vm_label from_vm = vm_prog_label(p), keep_pc = vm_prog_label(p);
 	vm_label not_bottom = vm_prog_label(p);
-	uint32_t set = 0;
+	bool by_type = !(d->pc_mask & ~d->type_mask), split;
+	uint32_t set = 0, from = B_FROM;
 	unsigned int i;
 	int k;
 
-	if (!(d->pc_mask & ~d->type_mask)) {
-		/* The PC's tag lies in the type's bits: which types it is. */
-		for (i = 0; i <= d->type_mask; i++)
-			if ((i & d->pc_mask) == d->pc_val)
-				set |= 1U << i;
+	/* The PC's tag within the type's bits: the types a return PC's link has. */
+	for (i = 0; by_type && i <= d->type_mask; i++)
+		if (!(i & ~d->type_mask) && (i & d->pc_mask) == d->pc_val)
+			set |= 1U << i;
+	split = by_type && top_read(t) && !(set & d->hide_types);
+	vm_prog_bind(p, w->shown);
+	if (!split) {
+		if (top_read(t))
+			vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
+		vm_prog_bind(p, w->hidden);
+	}
+	if (by_type) {
 		jmp_types(t, set, R_A, from_vm);
 	} else {
 		vm_prog_alu(p, VMSTACK_VM4_MOV, R_A, R_LINK);
 		vm_prog_and64(p, R_A, d->pc_mask, R_C);
 		vm_prog_jmp64(p, VMSTACK_VM4_JEQ_K, R_A, d->pc_val, R_C, from_vm);
+	}
+	if (split) {
+		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
+		vm_prog_bind(p, w->hidden);
+		from |= B_TOP;
 	}
 	/* A typed delta: next = frame - (link & ~type_mask), in R_A. */
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_B, R_LINK);
@@ -390,29 +409,36 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 
 	/* Called from the VM: the link is the caller's return PC. */
 	vm_prog_bind(p, from_vm);
+	/* R_B = (field + extra) * slot - 1 */
 	vm_prog_ld(p, 4, 0, R_B, R_LINK, d->insn_off, w->read);
 	if (!(d->slot & (d->slot - 1)) && d->insn_shift >= __builtin_ctz(d->slot)) {
-		/* (field + extra) * slot, a slot of 2^k: the field k bits less shifted. */
+		/* A slot of 2^k: the field k bits less shifted. */
 		k = __builtin_ctz(d->slot);
 		vm_prog_alu_k(p, VMSTACK_VM4_RSH_K, R_B, d->insn_shift - k);
 		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_B,
 			      (int32_t)(((1U << d->insn_bits) - 1) << k));
-		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, (int32_t)d->extra << k);
+		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, ((int32_t)d->extra << k) - 1);
 	} else {
 		vm_prog_alu_k(p, VMSTACK_VM4_RSH_K, R_B, d->insn_shift);
 		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_B, (int32_t)((1U << d->insn_bits) - 1));
 		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, d->extra);
 		vm_prog_alu_k(p, VMSTACK_VM4_MUL_K, R_B, d->slot);
+		vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_B, 1);
 	}
-	vm_prog_alu(p, VMSTACK_VM4_MOV, R_A, R_FRAME);
-	vm_prog_alu(p, VMSTACK_VM4_SUB, R_A, R_B);
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_PC, R_LINK);
 	if (pc_check(t)) {
-		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_FROM);
+		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~from);
 		vm_prog_alu_k(p, VMSTACK_VM4_OR_K, R_BITS, B_FROM_LINK);
+	} else if (split) {
+		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
 	}
-	vm_prog_jmp(p, VMSTACK_VM4_JGE, R_A, R_FRAME, w->frame);
-	vm_prog_alu(p, VMSTACK_VM4_MOV, R_FRAME, R_A);
+	/*
+	 * The caller, frame - delta, must lie below: not when the delta is
+	 * 0 or more than frame, that is when delta - 1 >= frame.
+	 */
+	vm_prog_jmp(p, VMSTACK_VM4_JGE, R_B, R_FRAME, w->frame);
+	vm_prog_alu(p, VMSTACK_VM4_SUB, R_FRAME, R_B);
+	vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_FRAME, 1);
 }
 
 /* A pointer link: R_FRAME's caller is the link; a null link or bottom_flags ends it. */
@@ -544,14 +570,15 @@ void desc3_walk(struct desc3_tr *t)
 	}
 	show(t, &w);
 	/* Only the top frame may be caught changing: below it, frames are at rest. */
-	vm_prog_bind(p, w.shown);
-	if (top_read(t))
-		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
-	vm_prog_bind(p, w.hidden);
-	if (t->delta)
+	if (t->delta) {
 		link_delta(t, &w);
-	else
+	} else {
+		vm_prog_bind(p, w.shown);
+		if (top_read(t))
+			vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
+		vm_prog_bind(p, w.hidden);
 		link_pointer(t, &w);
+	}
 	vm_prog_bind(p, w.next);
 	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_I, 1);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JLT_K, R_I, d->max_frames, loop);
