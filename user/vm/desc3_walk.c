@@ -199,7 +199,8 @@ static void show(struct desc3_tr *t, struct walk *w)
 {
 	const struct vmstack_vm_desc *d = t->d;
 	struct vm_prog *p = &t->p;
-	vm_label l, emit;
+	vm_label l, emit, link = vm_prog_label(p);
+	bool link_way;
 
 	/* R_A: the function; R_B: where its kind is (not needed when read with its type). */
 	desc3_ref(t, R_A, R_FRAME, d->func_off, w->read);
@@ -222,6 +223,13 @@ static void show(struct desc3_tr *t, struct walk *w)
 		vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_STATE, 0, w->shown);
 		vm_prog_bind(p, l);
 	}
+	/*
+	 * A return PC (a frame below the top) has its own way, the kind
+	 * then the PC's check: one test where both are short.
+	 */
+	link_way = pc_check(t) && kind_with_type(t) && !(d->flags & VMSTACK_VM_F_FUNC_IDENT);
+	if (link_way)
+		vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, R_BITS, B_FROM_LINK, link);
 	/* pc_reg is the frame's own link: being entered or left (out of the loop). */
 	if (pc_check(t)) {
 		vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, R_BITS, B_FROM_REG, w->from_reg);
@@ -237,6 +245,10 @@ static void show(struct desc3_tr *t, struct walk *w)
 		vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, R_BITS, B_FROM, l);
 		desc3_ref(t, R_B, R_A, d->ident_off, w->read);
 		vm_prog_ja(p, w->ident);
+		if (link_way) {
+			vm_prog_bind(p, link);
+			kind(t, w);
+		}
 		vm_prog_bind(p, l);
 		pc_in(t, w);
 	} else {
@@ -359,6 +371,7 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 	vm_label not_bottom = vm_prog_label(p);
 	bool by_type = !(d->pc_mask & ~d->type_mask), split;
 	uint32_t set = 0, from = B_FROM;
+	int32_t less = !d->extra;
 	unsigned int i;
 	int k;
 
@@ -409,7 +422,10 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 
 	/* Called from the VM: the link is the caller's return PC. */
 	vm_prog_bind(p, from_vm);
-	/* R_B = (field + extra) * slot - 1 */
+	/*
+	 * R_B = delta - less: (field + extra) * slot, a delta of at least
+	 * 1 with an extra (no wrap: 16 bits times 64), less 1 without one.
+	 */
 	vm_prog_ld(p, 4, 0, R_B, R_LINK, d->insn_off, w->read);
 	if (!(d->slot & (d->slot - 1)) && d->insn_shift >= __builtin_ctz(d->slot)) {
 		/* A slot of 2^k: the field k bits less shifted. */
@@ -417,13 +433,13 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 		vm_prog_alu_k(p, VMSTACK_VM4_RSH_K, R_B, d->insn_shift - k);
 		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_B,
 			      (int32_t)(((1U << d->insn_bits) - 1) << k));
-		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, ((int32_t)d->extra << k) - 1);
+		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, ((int32_t)d->extra << k) - less);
 	} else {
 		vm_prog_alu_k(p, VMSTACK_VM4_RSH_K, R_B, d->insn_shift);
 		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_B, (int32_t)((1U << d->insn_bits) - 1));
 		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, d->extra);
 		vm_prog_alu_k(p, VMSTACK_VM4_MUL_K, R_B, d->slot);
-		vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_B, 1);
+		vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_B, less);
 	}
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_PC, R_LINK);
 	if (pc_check(t)) {
@@ -436,9 +452,9 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 	 * The caller, frame - delta, must lie below: not when the delta is
 	 * 0 or more than frame, that is when delta - 1 >= frame.
 	 */
-	vm_prog_jmp(p, VMSTACK_VM4_JGE, R_B, R_FRAME, w->frame);
+	vm_prog_jmp(p, less ? VMSTACK_VM4_JGE : VMSTACK_VM4_JGT, R_B, R_FRAME, w->frame);
 	vm_prog_alu(p, VMSTACK_VM4_SUB, R_FRAME, R_B);
-	vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_FRAME, 1);
+	vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_FRAME, less);
 }
 
 /* A pointer link: R_FRAME's caller is the link; a null link or bottom_flags ends it. */
