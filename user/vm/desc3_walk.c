@@ -78,7 +78,7 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 	const struct vmstack_vm_desc *d = t->d;
 	struct vm_prog *p = &t->p;
 	vm_label from_vm = vm_prog_label(p), keep_pc = vm_prog_label(p);
-	vm_label not_bottom = vm_prog_label(p);
+	vm_label not_bottom = vm_prog_label(p), bits_set = vm_prog_label(p);
 	bool by_type = !(d->pc_mask & ~d->type_mask), split;
 	uint32_t set = 0, from = B_FROM;
 	int32_t less = !d->extra;
@@ -153,8 +153,15 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 	}
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_PC, R_LINK);
 	if (desc3_pc_check(t)) {
+		/*
+		 * Already a return PC's: only a return PC's link set
+		 * B_FROM_LINK, clearing B_FROM_REG (and B_TOP, split),
+		 * which nothing sets again but the walk's start.
+		 */
+		vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, R_BITS, B_FROM_LINK, bits_set);
 		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~from);
 		vm_prog_alu_k(p, VMSTACK_VM4_OR_K, R_BITS, B_FROM_LINK);
+		vm_prog_bind(p, bits_set);
 	} else if (split) {
 		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_BITS, ~B_TOP);
 	}
