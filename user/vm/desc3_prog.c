@@ -180,15 +180,18 @@ static void exit_by_result(struct desc3_tr *t)
 {
 	static const int reasons[] = { VMSTACK_VMB_READ, VMSTACK_VMB_FRAME,
 				       VMSTACK_VMB_CHECK, VMSTACK_VMB_DEPTH };
+	vm_label shown = vm_prog_label(&t->p), l;
 	unsigned int i;
-	vm_label l;
 
+	/* Most walks end shown (R_I 0): one compare. */
+	vm_prog_jmp_k(&t->p, VMSTACK_VM4_JEQ_K, R_I, 0, shown);
 	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
 		l = vm_prog_label(&t->p);
 		vm_prog_jmp_k(&t->p, VMSTACK_VM4_JNE_K, R_I, reasons[i], l);
 		exit_with(t, VMSTACK_VM4_X_CUT + reasons[i]);
 		vm_prog_bind(&t->p, l);
 	}
+	vm_prog_bind(&t->p, shown);
 	exit_with(t, VMSTACK_VM4_X_SHOWN);
 }
 
@@ -372,6 +375,7 @@ const char *vmstack_desc3_prog(const struct vmstack_vm_desc *d,
 	t.d = d;
 	t.delta = d->link == VMSTACK_VM_LINK_TAGGED_DELTA;
 	t.ref32 = d->flags & VMSTACK_VM_F_REF32;
+	t.spare = d->state_from != VMSTACK_VM_STATE_THREAD;
 	t.walk = vm_prog_label(&t.p);
 	t.walk_end = vm_prog_label(&t.p);
 	at_jit = vm_prog_label(&t.p);

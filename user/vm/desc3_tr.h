@@ -31,6 +31,12 @@ enum {
 	R_THR = 10,	/* STATE_THREAD: the thread's state, once looked up... */
 	R_TRIED = 11,	/* ...1 once tried this sample */
 	R_STATE = 13, R_FRAME = 14, R_PC = 15,
+	/*
+	 * Without STATE_THREAD, r10 and r11 are free: the frame loop keeps
+	 * what every frame would compute again there (desc3_tr.spare).
+	 */
+	R_HI = 10,	/* the VM stack's end (tagged delta): R_LO + stack_max */
+	R_MASK = 11,	/* func_mask, where no imm holds it */
 };
 
 /* Bits of R_BITS: which walk runs, where its PC came from, and the frame it is at. */
@@ -46,6 +52,7 @@ struct desc3_tr {
 	struct vm_prog p;
 	const struct vmstack_vm_desc *d;
 	bool delta, ref32;
+	bool spare;	/* R_HI and R_MASK are the frame loop's (no STATE_THREAD) */
 	/* The walk: entered with R_STATE, R_FRAME, R_PC, R_BITS set; ends at walk_end. */
 	vm_label walk, walk_end;
 	/* The exit by the walk's result in R_I (shown, or cut with its reason). */

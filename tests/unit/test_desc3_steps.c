@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a translated ABI 3 program costs per frame: the VM instructions
+ * the module executes (w.vm_steps) for a walk of N frames, less those of
+ * a walk of a few, per frame. The module dispatches each instruction
+ * through a tree of compares (no jump tables): this is the sample
+ * handler's cost that grows with the stack. Deep stacks of LuaJIT GC64
+ * frames (as test_walk_checks.c lays them out, under the real
+ * /usr/bin/luajit's descriptor too) and of the toy VM's pointer-linked
+ * frames (walk_setup.c). The bounds hold the cost to what it is now.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fake_mem.h"
+#include "desc4_of.h"
+#include "file.h"
+#include "maps.h"
+#include "unit.h"
+#include "walk_setup.h"
+#include "vm/runtime.h"
+
+/* LuaJIT 2.1 GC64: lua_State, its stack, one Lua function calling itself. */
+#define LJ_AR	(STACK + 0x100)		/* the interpreter's cframe */
+#define LJ_L	HEAP			/* gct +9, base +0x20, stack +0x38, cframe +0x50 */
+#define LJ_LS	(HEAP + 0x2000)
+#define LJ_FN	(HEAP + 0x800)		/* GCfuncL: gct +9, ffid +0xa, pc +0x20 */
+#define LJ_PT	(HEAP + 0x1000)		/* GCproto: sizebc +0xc; bytecode from +0x68 */
+#define LJ_BC	(LJ_PT + 0x68)
+#define LJ_RET	(LJ_BC + 4 * 4)		/* the return PC, after its CALL A=2 */
+#define LJ_F(i)	(LJ_LS + 0x10 + 32 * (i))	/* frame i's link slot (0: called from C) */
+#define LJ_TFUNC	(0x1fff7ULL << 47)
+
+static struct vmstack_vm_desc lj_desc(void)
+{
+	struct vmstack_vm_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.code_start = VM_LO;
+	d.code_end = VM_HI;
+	d.state_from = VMSTACK_VM_STATE_AR;
+	d.ar_leaf_off = 8;
+	d.state_off = 0x10;
+	d.check_off = 9;
+	d.check_val = 6;
+	d.top_reg = VMSTACK_VM_REG_RDX;
+	d.pc_reg = VMSTACK_VM_REG_RBX;
+	d.top_off = 0x20;
+	d.top_adj = -8;
+	d.stack_off = 0x38;
+	d.stack_max = 1U << 20;
+	d.link = VMSTACK_VM_LINK_TAGGED_DELTA;
+	d.type_mask = 7;
+	d.pc_mask = 3;
+	d.insn_off = -4;
+	d.insn_shift = 8;
+	d.insn_bits = 8;
+	d.extra = 2;
+	d.slot = 8;
+	d.bottom_types = 1U << 1 | 1U << 5;
+	d.hide_types = 1U << 3;
+	d.func_off = -8;
+	d.func_mask = (1ULL << 47) - 1;
+	d.kind_off = 0xa;
+	d.kind_native = 1;
+	d.max_frames = VMSTACK_VM_MAX_FRAMES;
+	d.ident_off = 0x20;
+	d.ident_adj = -0x68;
+	d.caller_bp_off = 0x40;
+	d.caller_ra_off = 0x48;
+	d.caller_sp_off = 80;
+	d.flags = VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_FUNC_CHECK |
+		  VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
+	d.ar_empty_off = 8;
+	d.state_ar_off = 0x50;
+	d.ar_mask = 3;
+	d.ar_prev_off = 0x20;
+	d.ar_chain_max = 64;
+	d.func_check_off = 9;
+	d.func_check_val = 8;
+	d.kind_max = 222;
+	d.pc_size_off = 0xc;
+	d.pc_unit = 4;
+	return d;
+}
+
+/* @n Lua frames, the innermost running (rdx its BASE, rbx a PC in it). */
+static void lj_stack(unsigned int n)
+{
+	unsigned int i;
+
+	mem_setup();
+	fake_put8(LJ_FN + 9, 8);
+	fake_put64(LJ_FN + 0x20, LJ_BC);
+	fake_put32(LJ_PT + 0xc, 16);
+	fake_put32(LJ_RET - 4, 2 << 8 | 0x42);
+	for (i = 0; i < n; i++) {
+		fake_put64(LJ_F(i) - 8, LJ_TFUNC | LJ_FN);
+		fake_put64(LJ_F(i), i ? LJ_RET : (LJ_F(0) - LJ_LS) | 1);
+	}
+	fake_put8(LJ_L + 9, 6);
+	fake_put64(LJ_L + 0x20, LJ_F(n - 1) + 8);
+	fake_put64(LJ_L + 0x38, LJ_LS);
+	fake_put64(LJ_L + 0x50, LJ_AR);
+	fake_put64(LJ_AR + 0x10, LJ_L);
+	fake_put64(LJ_AR + 0x48, MAIN_RA);
+}
+
+/* The VM instructions a walk of lj_stack(@n) took; its words checked. */
+static unsigned int lj_steps(const struct vmstack_vm_desc4 *d4, unsigned int n)
+{
+	struct vmstack_walk w = walk_from(VM_LO + 0x10, LJ_AR, 0);
+	unsigned int i;
+
+	lj_stack(n);
+	w.vms = d4;
+	w.nr_vms = 1;
+	w.regs[VMSTACK_VM_REG_RDX] = LJ_F(n - 1) + 8;
+	w.regs[VMSTACK_VM_REG_RBX] = LJ_BC + 4 * 9;
+	CHECK(vmstack_walk_user(&w) == 2 * n + 1 && ips[2 * n] == MAIN_RA);
+	for (i = 0; i < n; i++)
+		CHECK(ips[2 * i] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, LJ_PT) &&
+		      ips[2 * i + 1] == (i ? LJ_RET : LJ_BC + 4 * 9));
+	return w.vm_steps;
+}
+
+/* The toy VM (walk_setup.c): @n script frames, each its caller's callee. */
+#define TOY_AR	(STACK + 0x100)
+#define TOY_ST	HEAP
+#define TOY_FN	(HEAP + 0x100)
+#define TOY_F(i)	(HEAP + 0x1000 + 0x20 * (i))
+
+static unsigned int toy_steps(const struct vmstack_vm_desc4 *d4, unsigned int n)
+{
+	struct vmstack_walk w = walk_from(VM_LO + 0x10, TOY_AR, 0);
+	unsigned int i;
+
+	mem_setup();
+	fake_put8(TOY_ST, 0x55);
+	fake_put64(TOY_ST + 8, TOY_F(n - 1));
+	fake_put64(TOY_AR, TOY_ST);
+	fake_put64(TOY_AR + 24, MAIN_RA);
+	fake_put8(TOY_FN, 1);
+	fake_put64(TOY_FN + 8, 0x1234);
+	for (i = 0; i < n; i++) {
+		fake_put64(TOY_F(i), i ? TOY_F(i - 1) : 0);
+		fake_put16(TOY_F(i) + 8, i ? 0 : 1);
+		fake_put64(TOY_F(i) + 16, TOY_FN);
+	}
+	w.vms = d4;
+	w.nr_vms = 1;
+	w.regs[VMSTACK_VM_REG_RDX] = TOY_F(n - 1);
+	CHECK(vmstack_walk_user(&w) == 2 * n + 1 && ips[2 * n] == MAIN_RA);
+	CHECK(ips[0] == vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234));
+	return w.vm_steps;
+}
+
+#define FEW	4
+#define MANY	24
+
+/* Steps per frame between a walk of FEW frames and one of MANY. */
+static unsigned int per_frame(unsigned int (*steps)(const struct vmstack_vm_desc4 *, unsigned int),
+			      const struct vmstack_vm_desc4 *d4, const char *what)
+{
+	unsigned int few = steps(d4, FEW), many = steps(d4, MANY);
+	unsigned int each = (many - few) / (MANY - FEW);
+
+	fprintf(stderr, "  %s: %u instructions; %u steps for %u frames, %u for %u: %u a frame\n",
+		what, d4->prog_len, few, FEW, many, MANY, each);
+	return each;
+}
+
+/* The real /usr/bin/luajit's descriptor, its code range the fake one; 0 if not installed. */
+static int real_luajit(struct vmstack_vm_desc *d)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find("luajit");
+	struct vmstack_map m = { .start = 0x10000000, .end = 0x20000000 };
+	struct vmstack_vm_found f;
+	enum vmstack_detect v;
+	char why[256];
+	struct stat st;
+
+	if (!rt || stat("/usr/bin/luajit", &st))
+		return 0;
+	memset(&f, 0, sizeof(f));
+	m.path = (char *)"/usr/bin/luajit";
+	m.file = vmstack_file_get(st.st_dev, st.st_ino, m.path, 0);
+	v = rt->detect(&m, 0, &f, why, sizeof(why));
+	vmstack_file_put(m.file);
+	if (v != VMSTACK_DETECT_YES)
+		return 0;
+	*d = f.desc;
+	d->code_start = VM_LO;
+	d->code_end = VM_HI;
+	return 1;
+}
+
+UNIT_TEST(desc3_steps_per_frame)
+{
+	struct vmstack_vm_desc d = lj_desc();
+
+	CHECK(per_frame(lj_steps, desc4_of(&d, 1), "LuaJIT GC64, a Lua frame") <= 33);
+	if (real_luajit(&d))
+		CHECK(per_frame(lj_steps, desc4_of(&d, 1), "/usr/bin/luajit's, a Lua frame") <= 33);
+	d = toy_desc();
+	d.max_frames = VMSTACK_VM_MAX_FRAMES;
+	CHECK(per_frame(toy_steps, desc4_of(&d, 1), "toy pointer links, a script frame") <= 18);
+}
