@@ -14,6 +14,24 @@
 #include "dwarf_types.h"
 #include "vm/cpython/cpython.h"
 
+/*
+ * What every version's naming reads alike: the object header, a code
+ * object's first line and file, str and bytes objects.
+ */
+static void fill_objects(struct vmstack_dwarf_query *q, struct cpython_layout *L)
+{
+	L->ob_type = vmstack_dwarf_q_off(q, "PyObject", "ob_type");
+	L->co_firstlineno = vmstack_dwarf_q_off(q, "PyCodeObject", "co_firstlineno");
+	L->co_filename = vmstack_dwarf_q_off(q, "PyCodeObject", "co_filename");
+	L->str_length = vmstack_dwarf_q_off(q, "PyASCIIObject", "length");
+	L->str_state = vmstack_dwarf_q_off(q, "PyASCIIObject", "state");
+	/* Compact strings' text follows the object's header. */
+	L->str_ascii_data = vmstack_dwarf_q_size(q, "PyASCIIObject");
+	L->str_compact_data = vmstack_dwarf_q_size(q, "PyCompactUnicodeObject");
+	L->bytes_size = vmstack_dwarf_q_off(q, "PyVarObject", "ob_size");
+	L->bytes_data = vmstack_dwarf_q_off(q, "PyBytesObject", "ob_sval");
+}
+
 /* Two members, the second in the struct the first is: a.b. */
 static int32_t off2(struct vmstack_dwarf_query *q, const char *type, const char *member,
 		    const char *inner_type, const char *inner)
@@ -68,19 +86,10 @@ static void fill(struct vmstack_dwarf_query *q, unsigned int minor, struct cpyth
 		if (!q->missing)
 			q->missing = "FRAME_OWNED_BY_CSTACK";
 	}
-	L->ob_type = vmstack_dwarf_q_off(q, "PyObject", "ob_type");
-	L->co_firstlineno = vmstack_dwarf_q_off(q, "PyCodeObject", "co_firstlineno");
-	L->co_filename = vmstack_dwarf_q_off(q, "PyCodeObject", "co_filename");
+	fill_objects(q, L);
 	L->co_qualname = vmstack_dwarf_q_off(q, "PyCodeObject", "co_qualname");
 	L->co_linetable = vmstack_dwarf_q_off(q, "PyCodeObject", "co_linetable");
 	L->co_code = vmstack_dwarf_q_off(q, "PyCodeObject", "co_code_adaptive");
-	L->str_length = vmstack_dwarf_q_off(q, "PyASCIIObject", "length");
-	L->str_state = vmstack_dwarf_q_off(q, "PyASCIIObject", "state");
-	/* Compact strings' text follows the object's header. */
-	L->str_ascii_data = vmstack_dwarf_q_size(q, "PyASCIIObject");
-	L->str_compact_data = vmstack_dwarf_q_size(q, "PyCompactUnicodeObject");
-	L->bytes_size = vmstack_dwarf_q_off(q, "PyVarObject", "ob_size");
-	L->bytes_data = vmstack_dwarf_q_off(q, "PyBytesObject", "ob_sval");
 	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
 }
 
@@ -106,17 +115,9 @@ static void fill310(struct vmstack_dwarf_query *q, struct cpython_layout *L)
 	L->fr_code = vmstack_dwarf_q_off(q, "PyFrameObject", "f_code");
 	L->fr_previous = vmstack_dwarf_q_off(q, "PyFrameObject", "f_back");
 	L->fr_lasti = vmstack_dwarf_q_off(q, "PyFrameObject", "f_lasti");
-	L->ob_type = vmstack_dwarf_q_off(q, "PyObject", "ob_type");
-	L->co_firstlineno = vmstack_dwarf_q_off(q, "PyCodeObject", "co_firstlineno");
-	L->co_filename = vmstack_dwarf_q_off(q, "PyCodeObject", "co_filename");
+	fill_objects(q, L);
 	L->co_name = vmstack_dwarf_q_off(q, "PyCodeObject", "co_name");
 	L->co_linetable = vmstack_dwarf_q_off(q, "PyCodeObject", "co_linetable");
-	L->str_length = vmstack_dwarf_q_off(q, "PyASCIIObject", "length");
-	L->str_state = vmstack_dwarf_q_off(q, "PyASCIIObject", "state");
-	L->str_ascii_data = vmstack_dwarf_q_size(q, "PyASCIIObject");
-	L->str_compact_data = vmstack_dwarf_q_size(q, "PyCompactUnicodeObject");
-	L->bytes_size = vmstack_dwarf_q_off(q, "PyVarObject", "ob_size");
-	L->bytes_data = vmstack_dwarf_q_off(q, "PyBytesObject", "ob_sval");
 	/* What 3.10 does not have. */
 	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
 	L->cf_current_frame = L->cf_previous = -1;
