@@ -223,3 +223,22 @@ int vmstack_dwarf_enum_of(struct vmstack_dwarf_types *t, const char *member,
 	} while (!dwarf_siblingof(&e, &e));
 	return n;
 }
+
+int32_t vmstack_dwarf_q_off(struct vmstack_dwarf_query *q, const char *type,
+			    const char *member)
+{
+	long v = vmstack_dwarf_offset(q->t, type, member);
+
+	if (v < 0 && !q->missing)
+		q->missing = member;
+	return (int32_t)v;
+}
+
+int32_t vmstack_dwarf_q_size(struct vmstack_dwarf_query *q, const char *type)
+{
+	long v = vmstack_dwarf_size(q->t, type);
+
+	if (v <= 0 && !q->missing)
+		q->missing = type;
+	return (int32_t)v;
+}

@@ -30,6 +30,20 @@ long vmstack_dwarf_offset(struct vmstack_dwarf_types *t, const char *type,
  * anonymous in DWARF, and GCC drops the typedef when no declaration uses
  * it (LuaJIT's FastFunc in Tarantool's build).
  */
+/*
+ * Lookups that keep the first name not found: a layout is filled in one
+ * pass, and a build missing a name is refused with that name.
+ */
+struct vmstack_dwarf_query {
+	struct vmstack_dwarf_types *t;
+	const char *missing;	/* the first member or type not found */
+};
+/* vmstack_dwarf_offset(), or -1 with q->missing set if unset. */
+int32_t vmstack_dwarf_q_off(struct vmstack_dwarf_query *q, const char *type,
+			    const char *member);
+/* vmstack_dwarf_size(); a type of no size is not found (-1 or 0 returned). */
+int32_t vmstack_dwarf_q_size(struct vmstack_dwarf_query *q, const char *type);
+
 int vmstack_dwarf_enum_of(struct vmstack_dwarf_types *t, const char *member,
 			  void (*fn)(void *arg, const char *name, int64_t value), void *arg);
 

@@ -19,29 +19,6 @@ static const char *const anchors[] = {
 	"tarantool_L",		/* Tarantool: src/lua/init.c */
 };
 
-struct query {
-	struct vmstack_dwarf_types *t;
-	const char *missing;	/* the first fact not found */
-};
-
-static int32_t off(struct query *q, const char *type, const char *member)
-{
-	long v = vmstack_dwarf_offset(q->t, type, member);
-
-	if (v < 0 && !q->missing)
-		q->missing = member;
-	return (int32_t)v;
-}
-
-static int32_t size(struct query *q, const char *type)
-{
-	long v = vmstack_dwarf_size(q->t, type);
-
-	if (v <= 0 && !q->missing)
-		q->missing = type;
-	return (int32_t)v;
-}
-
 /* "FF_io_method_read" as jit.util.funcinfo names it: "file:read". */
 static char *display_name(const char *ff)
 {
@@ -110,7 +87,7 @@ static void take_ff(void *arg, const char *name, int64_t value)
 static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 					const char **missing)
 {
-	struct query q = { .t = t };
+	struct vmstack_dwarf_query q = { .t = t };
 	struct luajit_layout *l = calloc(1, sizeof(*l));
 	struct names nm = { NULL, 0 };
 	int32_t gg_l, gg_g, gg_j, gg_disp;
@@ -128,42 +105,42 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 		return NULL;
 	}
 	l->fr = ref == 8 ? &luajit_gc64_frames : &luajit_x64_frames;
-	l->gct = off(&q, "lua_State", "gct");
-	l->l_base = off(&q, "lua_State", "base");
-	l->l_top = off(&q, "lua_State", "top");
-	l->l_stack = off(&q, "lua_State", "stack");
-	l->l_cframe = off(&q, "lua_State", "cframe");
-	l->l_glref = off(&q, "lua_State", "glref");
-	l->g_vmstate = off(&q, "global_State", "vmstate");
-	l->g_cur_l = off(&q, "global_State", "cur_L");
-	l->g_jit_base = off(&q, "global_State", "jit_base");
-	l->g_mainthref = off(&q, "global_State", "mainthref");
-	gg_l = off(&q, "GG_State", "L");
-	gg_g = off(&q, "GG_State", "g");
-	gg_j = off(&q, "GG_State", "J");
-	gg_disp = off(&q, "GG_State", "dispatch");
+	l->gct = vmstack_dwarf_q_off(&q, "lua_State", "gct");
+	l->l_base = vmstack_dwarf_q_off(&q, "lua_State", "base");
+	l->l_top = vmstack_dwarf_q_off(&q, "lua_State", "top");
+	l->l_stack = vmstack_dwarf_q_off(&q, "lua_State", "stack");
+	l->l_cframe = vmstack_dwarf_q_off(&q, "lua_State", "cframe");
+	l->l_glref = vmstack_dwarf_q_off(&q, "lua_State", "glref");
+	l->g_vmstate = vmstack_dwarf_q_off(&q, "global_State", "vmstate");
+	l->g_cur_l = vmstack_dwarf_q_off(&q, "global_State", "cur_L");
+	l->g_jit_base = vmstack_dwarf_q_off(&q, "global_State", "jit_base");
+	l->g_mainthref = vmstack_dwarf_q_off(&q, "global_State", "mainthref");
+	gg_l = vmstack_dwarf_q_off(&q, "GG_State", "L");
+	gg_g = vmstack_dwarf_q_off(&q, "GG_State", "g");
+	gg_j = vmstack_dwarf_q_off(&q, "GG_State", "J");
+	gg_disp = vmstack_dwarf_q_off(&q, "GG_State", "dispatch");
 	l->g2disp = gg_disp - gg_g;
 	l->l2g = gg_g - gg_l;
-	l->g_j_trace = gg_j - gg_g + off(&q, "jit_State", "trace");
-	l->g_j_sizetrace = gg_j - gg_g + off(&q, "jit_State", "sizetrace");
-	l->fn_ffid = off(&q, "GCfuncC", "ffid");
-	l->fn_pc = off(&q, "GCfuncC", "pc");
-	l->proto_size = (uint32_t)size(&q, "GCproto");
-	l->pt_sizebc = off(&q, "GCproto", "sizebc");
-	l->pt_chunkname = off(&q, "GCproto", "chunkname");
-	l->pt_firstline = off(&q, "GCproto", "firstline");
-	l->pt_numline = off(&q, "GCproto", "numline");
-	l->pt_lineinfo = off(&q, "GCproto", "lineinfo");
-	l->str_len = off(&q, "GCstr", "len");
-	l->str_data = size(&q, "GCstr");
-	l->tr_startpt = off(&q, "GCtrace", "startpt");
-	l->tr_startpc = off(&q, "GCtrace", "startpc");
-	l->tr_szmcode = off(&q, "GCtrace", "szmcode");
-	l->tr_mcode = off(&q, "GCtrace", "mcode");
-	l->tr_traceno = off(&q, "GCtrace", "traceno");
-	l->tr_link = off(&q, "GCtrace", "link");
-	l->tr_root = off(&q, "GCtrace", "root");
-	l->tr_nextside = off(&q, "GCtrace", "nextside");
+	l->g_j_trace = gg_j - gg_g + vmstack_dwarf_q_off(&q, "jit_State", "trace");
+	l->g_j_sizetrace = gg_j - gg_g + vmstack_dwarf_q_off(&q, "jit_State", "sizetrace");
+	l->fn_ffid = vmstack_dwarf_q_off(&q, "GCfuncC", "ffid");
+	l->fn_pc = vmstack_dwarf_q_off(&q, "GCfuncC", "pc");
+	l->proto_size = (uint32_t)vmstack_dwarf_q_size(&q, "GCproto");
+	l->pt_sizebc = vmstack_dwarf_q_off(&q, "GCproto", "sizebc");
+	l->pt_chunkname = vmstack_dwarf_q_off(&q, "GCproto", "chunkname");
+	l->pt_firstline = vmstack_dwarf_q_off(&q, "GCproto", "firstline");
+	l->pt_numline = vmstack_dwarf_q_off(&q, "GCproto", "numline");
+	l->pt_lineinfo = vmstack_dwarf_q_off(&q, "GCproto", "lineinfo");
+	l->str_len = vmstack_dwarf_q_off(&q, "GCstr", "len");
+	l->str_data = vmstack_dwarf_q_size(&q, "GCstr");
+	l->tr_startpt = vmstack_dwarf_q_off(&q, "GCtrace", "startpt");
+	l->tr_startpc = vmstack_dwarf_q_off(&q, "GCtrace", "startpc");
+	l->tr_szmcode = vmstack_dwarf_q_off(&q, "GCtrace", "szmcode");
+	l->tr_mcode = vmstack_dwarf_q_off(&q, "GCtrace", "mcode");
+	l->tr_traceno = vmstack_dwarf_q_off(&q, "GCtrace", "traceno");
+	l->tr_link = vmstack_dwarf_q_off(&q, "GCtrace", "link");
+	l->tr_root = vmstack_dwarf_q_off(&q, "GCtrace", "root");
+	l->tr_nextside = vmstack_dwarf_q_off(&q, "GCtrace", "nextside");
 	if (q.missing || vmstack_dwarf_enum_of(t, "FF_LUA_", take_ff, &nm) <= 0) {
 		*missing = q.missing ? q.missing : "the FastFunc enum (FF_LUA_)";
 		free_names(&nm);

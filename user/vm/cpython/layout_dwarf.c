@@ -14,34 +14,29 @@
 #include "dwarf_types.h"
 #include "vm/cpython/cpython.h"
 
-struct query {
-	struct vmstack_dwarf_types *t;
-	const char *missing;	/* the first "type.member" not found */
-};
-
-static int32_t off(struct query *q, const char *type, const char *member)
+/*
+ * What every version's naming reads alike: the object header, a code
+ * object's first line and file, str and bytes objects.
+ */
+static void fill_objects(struct vmstack_dwarf_query *q, struct cpython_layout *L)
 {
-	long v = vmstack_dwarf_offset(q->t, type, member);
-
-	if (v < 0 && !q->missing)
-		q->missing = member;
-	return (int32_t)v;
-}
-
-static int32_t size(struct query *q, const char *type)
-{
-	long v = vmstack_dwarf_size(q->t, type);
-
-	if (v < 0 && !q->missing)
-		q->missing = type;
-	return (int32_t)v;
+	L->ob_type = vmstack_dwarf_q_off(q, "PyObject", "ob_type");
+	L->co_firstlineno = vmstack_dwarf_q_off(q, "PyCodeObject", "co_firstlineno");
+	L->co_filename = vmstack_dwarf_q_off(q, "PyCodeObject", "co_filename");
+	L->str_length = vmstack_dwarf_q_off(q, "PyASCIIObject", "length");
+	L->str_state = vmstack_dwarf_q_off(q, "PyASCIIObject", "state");
+	/* Compact strings' text follows the object's header. */
+	L->str_ascii_data = vmstack_dwarf_q_size(q, "PyASCIIObject");
+	L->str_compact_data = vmstack_dwarf_q_size(q, "PyCompactUnicodeObject");
+	L->bytes_size = vmstack_dwarf_q_off(q, "PyVarObject", "ob_size");
+	L->bytes_data = vmstack_dwarf_q_off(q, "PyBytesObject", "ob_sval");
 }
 
 /* Two members, the second in the struct the first is: a.b. */
-static int32_t off2(struct query *q, const char *type, const char *member,
+static int32_t off2(struct vmstack_dwarf_query *q, const char *type, const char *member,
 		    const char *inner_type, const char *inner)
 {
-	int32_t a = off(q, type, member), b = off(q, inner_type, inner);
+	int32_t a = vmstack_dwarf_q_off(q, type, member), b = vmstack_dwarf_q_off(q, inner_type, inner);
 
 	return a < 0 || b < 0 ? -1 : a + b;
 }
@@ -52,7 +47,7 @@ static void take_cstack(void *arg, const char *name, int64_t value)
 		*(int32_t *)arg = (int32_t)value;
 }
 
-static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
+static void fill(struct vmstack_dwarf_query *q, unsigned int minor, struct cpython_layout *L)
 {
 	memset(L, 0, sizeof(*L));
 	L->major = 3;
@@ -60,30 +55,30 @@ static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
 	/* struct pyinterpreters and struct pythreads: named in both versions' headers. */
 	L->rt_interp_main = off2(q, "_PyRuntimeState", "interpreters", "pyinterpreters", "main");
 	L->rt_interp_head = off2(q, "_PyRuntimeState", "interpreters", "pyinterpreters", "head");
-	L->is_next = off(q, "PyInterpreterState", "next");
+	L->is_next = vmstack_dwarf_q_off(q, "PyInterpreterState", "next");
 	L->is_threads_head = off2(q, "PyInterpreterState", "threads", "pythreads", "head");
-	L->ts_next = off(q, "PyThreadState", "next");
-	L->ts_interp = off(q, "PyThreadState", "interp");
-	L->ts_native_tid = off(q, "PyThreadState", "native_thread_id");
+	L->ts_next = vmstack_dwarf_q_off(q, "PyThreadState", "next");
+	L->ts_interp = vmstack_dwarf_q_off(q, "PyThreadState", "interp");
+	L->ts_native_tid = vmstack_dwarf_q_off(q, "PyThreadState", "native_thread_id");
 	L->ts_initialized = -1;	/* 3.11's check; the interp link suffices here */
 	if (minor == 12) {
-		L->ts_cframe = off(q, "PyThreadState", "cframe");
-		L->cf_current_frame = off(q, "_PyCFrame", "current_frame");
-		L->cf_previous = off(q, "_PyCFrame", "previous");
+		L->ts_cframe = vmstack_dwarf_q_off(q, "PyThreadState", "cframe");
+		L->cf_current_frame = vmstack_dwarf_q_off(q, "_PyCFrame", "current_frame");
+		L->cf_previous = vmstack_dwarf_q_off(q, "_PyCFrame", "previous");
 		L->ts_current_frame = -1;
-		L->fr_code = off(q, "_PyInterpreterFrame", "f_code");
-		L->fr_prev_instr = off(q, "_PyInterpreterFrame", "prev_instr");
+		L->fr_code = vmstack_dwarf_q_off(q, "_PyInterpreterFrame", "f_code");
+		L->fr_prev_instr = vmstack_dwarf_q_off(q, "_PyInterpreterFrame", "prev_instr");
 	} else {
 		/* 3.13 dropped _PyCFrame: the frame is the thread state's own. */
 		L->ts_cframe = L->cf_current_frame = L->cf_previous = -1;
-		L->ts_current_frame = off(q, "PyThreadState", "current_frame");
-		L->fr_code = off(q, "_PyInterpreterFrame", "f_executable");
-		L->fr_prev_instr = off(q, "_PyInterpreterFrame", "instr_ptr");
+		L->ts_current_frame = vmstack_dwarf_q_off(q, "PyThreadState", "current_frame");
+		L->fr_code = vmstack_dwarf_q_off(q, "_PyInterpreterFrame", "f_executable");
+		L->fr_prev_instr = vmstack_dwarf_q_off(q, "_PyInterpreterFrame", "instr_ptr");
 		/* Python/ceval.c at v3.13.0: entry_frame.f_executable = Py_None. */
 		L->shim_none = true;
 	}
-	L->fr_previous = off(q, "_PyInterpreterFrame", "previous");
-	L->fr_owner = off(q, "_PyInterpreterFrame", "owner");
+	L->fr_previous = vmstack_dwarf_q_off(q, "_PyInterpreterFrame", "previous");
+	L->fr_owner = vmstack_dwarf_q_off(q, "_PyInterpreterFrame", "owner");
 	L->fr_is_entry = -1;
 	L->owner_cstack = -1;
 	if (vmstack_dwarf_enum_of(q->t, "FRAME_OWNED_BY_CSTACK", take_cstack,
@@ -91,19 +86,10 @@ static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
 		if (!q->missing)
 			q->missing = "FRAME_OWNED_BY_CSTACK";
 	}
-	L->ob_type = off(q, "PyObject", "ob_type");
-	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
-	L->co_filename = off(q, "PyCodeObject", "co_filename");
-	L->co_qualname = off(q, "PyCodeObject", "co_qualname");
-	L->co_linetable = off(q, "PyCodeObject", "co_linetable");
-	L->co_code = off(q, "PyCodeObject", "co_code_adaptive");
-	L->str_length = off(q, "PyASCIIObject", "length");
-	L->str_state = off(q, "PyASCIIObject", "state");
-	/* Compact strings' text follows the object's header. */
-	L->str_ascii_data = size(q, "PyASCIIObject");
-	L->str_compact_data = size(q, "PyCompactUnicodeObject");
-	L->bytes_size = off(q, "PyVarObject", "ob_size");
-	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	fill_objects(q, L);
+	L->co_qualname = vmstack_dwarf_q_off(q, "PyCodeObject", "co_qualname");
+	L->co_linetable = vmstack_dwarf_q_off(q, "PyCodeObject", "co_linetable");
+	L->co_code = vmstack_dwarf_q_off(q, "PyCodeObject", "co_code_adaptive");
 	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
 }
 
@@ -113,35 +99,28 @@ static void fill(struct query *q, unsigned int minor, struct cpython_layout *L)
  * tstate_head), the same in both but for the line table: 3.9's co_lnotab,
  * 3.10's co_linetable.
  */
-static void fill_frame_object(struct query *q, unsigned int minor, struct cpython_layout *L)
+static void fill_frame_object(struct vmstack_dwarf_query *q, unsigned int minor, struct cpython_layout *L)
 {
-	int32_t interps = off(q, "_PyRuntimeState", "interpreters");
+	int32_t interps = vmstack_dwarf_q_off(q, "_PyRuntimeState", "interpreters");
 
 	memset(L, 0, sizeof(*L));
 	L->major = 3;
 	L->minor = minor;
-	L->rt_interp_main = interps + off(q, "pyinterpreters", "main");
-	L->rt_interp_head = interps + off(q, "pyinterpreters", "head");
-	L->is_next = off(q, "PyInterpreterState", "next");
-	L->is_threads_head = off(q, "PyInterpreterState", "tstate_head");
-	L->ts_next = off(q, "PyThreadState", "next");
-	L->ts_interp = off(q, "PyThreadState", "interp");
-	L->ts_frame = off(q, "PyThreadState", "frame");
-	L->ts_thread_id = off(q, "PyThreadState", "thread_id");
-	L->fr_code = off(q, "PyFrameObject", "f_code");
-	L->fr_previous = off(q, "PyFrameObject", "f_back");
-	L->fr_lasti = off(q, "PyFrameObject", "f_lasti");
-	L->ob_type = off(q, "PyObject", "ob_type");
-	L->co_firstlineno = off(q, "PyCodeObject", "co_firstlineno");
-	L->co_filename = off(q, "PyCodeObject", "co_filename");
-	L->co_name = off(q, "PyCodeObject", "co_name");
-	L->co_linetable = off(q, "PyCodeObject", minor == 9 ? "co_lnotab" : "co_linetable");
-	L->str_length = off(q, "PyASCIIObject", "length");
-	L->str_state = off(q, "PyASCIIObject", "state");
-	L->str_ascii_data = size(q, "PyASCIIObject");
-	L->str_compact_data = size(q, "PyCompactUnicodeObject");
-	L->bytes_size = off(q, "PyVarObject", "ob_size");
-	L->bytes_data = off(q, "PyBytesObject", "ob_sval");
+	L->rt_interp_main = interps + vmstack_dwarf_q_off(q, "pyinterpreters", "main");
+	L->rt_interp_head = interps + vmstack_dwarf_q_off(q, "pyinterpreters", "head");
+	L->is_next = vmstack_dwarf_q_off(q, "PyInterpreterState", "next");
+	L->is_threads_head = vmstack_dwarf_q_off(q, "PyInterpreterState", "tstate_head");
+	L->ts_next = vmstack_dwarf_q_off(q, "PyThreadState", "next");
+	L->ts_interp = vmstack_dwarf_q_off(q, "PyThreadState", "interp");
+	L->ts_frame = vmstack_dwarf_q_off(q, "PyThreadState", "frame");
+	L->ts_thread_id = vmstack_dwarf_q_off(q, "PyThreadState", "thread_id");
+	L->fr_code = vmstack_dwarf_q_off(q, "PyFrameObject", "f_code");
+	L->fr_previous = vmstack_dwarf_q_off(q, "PyFrameObject", "f_back");
+	L->fr_lasti = vmstack_dwarf_q_off(q, "PyFrameObject", "f_lasti");
+	fill_objects(q, L);
+	L->co_name = vmstack_dwarf_q_off(q, "PyCodeObject", "co_name");
+	L->co_linetable = vmstack_dwarf_q_off(q, "PyCodeObject",
+					     minor == 9 ? "co_lnotab" : "co_linetable");
 	/* What 3.9 and 3.10 do not have. */
 	L->ts_native_tid = L->ts_initialized = L->ts_cframe = L->ts_current_frame = -1;
 	L->cf_current_frame = L->cf_previous = -1;
@@ -157,7 +136,7 @@ int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 	 * first (a few ms), in all units only if it lacks one.
 	 */
 	static const char *const units[] = { "ceval.c", NULL };
-	struct query q = { 0 };
+	struct vmstack_dwarf_query q = { 0 };
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
