@@ -12,8 +12,11 @@ total=$(awk '{s += $NF} END {print s+0}' /tmp/cfi.folded)
 # Kernel frames of an interrupt taken in spin may sit on top.
 hot=$(sum ';__libc_start_main;[^ ]*;main;run;hot_three;spin(;[^;]*_\[k\])* ' /tmp/cfi.folded)
 cold=$(sum ';__libc_start_main;[^ ]*;main;run;cold_one;spin(;[^;]*_\[k\])* ' /tmp/cfi.folded)
-note "complete known stacks: hot $hot cold $cold of $total"
-[ $((100 * (hot + cold) / total)) -ge 90 ] || fail "under 90% of samples have the complete known stack"
+# run's own time (its clock_gettime calls: a syscall that takes several
+# times longer on the debug kernel) is in the known tree too.
+known=$(sum '^[^;]*;_start;__libc_start_main;[^ ]*;main;run[; ]' /tmp/cfi.folded)
+note "complete known stacks: $known of $total (hot $hot cold $cold)"
+[ $((100 * known / total)) -ge 90 ] || fail "under 90% of samples have the complete known stack"
 awk -v h=$hot -v c=$cold 'BEGIN {r = h / c; exit !(r > 2.4 && r < 3.75)}' || fail "hot/cold is not about 3"
 grep -q 'unwind rules: [1-9]' /tmp/cfi.err || fail "no unwind rules uploaded"
 vmstack-record -q --unwind fp -o /tmp/fp.folded -- $w 1 || fail "record --unwind fp failed"
