@@ -19,10 +19,13 @@
 #include "command.h"
 #include "record.h"
 
-/* Fork the command, held before exec: its process is the target. */
+/*
+ * Fork the command, held before exec: its process is the target. With
+ * unwind rules to give, held at its entry point too.
+ */
 static int start_command(struct record_options *o, struct vmstack_command *cmd)
 {
-	if (vmstack_command_start(o->cmd, cmd)) {
+	if (vmstack_command_start(o->cmd, cmd, o->cfi)) {
 		fprintf(stderr, TOOL ": cannot start %s: %s\n", o->cmd[0], strerror(errno));
 		return -1;
 	}
@@ -43,7 +46,7 @@ static int check_pids(const struct record_options *o)
 	return 0;
 }
 
-/* Sampling is on: the command runs exec. */
+/* Sampling is on: the command runs exec, up to its entry point. */
 static int release_command(const struct record_options *o, struct vmstack_command *cmd)
 {
 	int err = vmstack_command_release(cmd);
@@ -61,12 +64,13 @@ static int release_command(const struct record_options *o, struct vmstack_comman
  * targets took a child's for it, and the recorder waited for a command
  * it never ended.
  */
-static void end_command(const struct vmstack_command *cmd, int running, int exited)
+static void end_command(struct vmstack_command *cmd, int running, int exited)
 {
 	int status;
 
 	if (cmd->pid <= 0)
 		return;
+	vmstack_command_go(cmd);
 	if (!exited)
 		kill(cmd->pid, running ? SIGTERM : SIGKILL);
 	waitpid(cmd->pid, &status, 0);
@@ -107,6 +111,8 @@ int main(int argc, char **argv)
 		goto out_targets;
 	running = o.cmd != NULL;
 	record_targets_describe(&r.targets);
+	if (o.cmd)
+		vmstack_command_go(&cmd);
 
 	record_loop(&r);
 
