@@ -143,7 +143,11 @@ int vmstack_entry_hold_wait(struct vmstack_entry_hold *h, double timeout_s)
 			return -1;
 		}
 		if (r > 0) {
-			/* Never at its entry: stopped wherever it is, to let go. */
+			/*
+			 * Never at its entry: stopped wherever it is, to let go.
+			 * Not even that within a second: left traced (and killed
+			 * with the recorder), as no detach is possible.
+			 */
 			if (interrupted || ptrace(PTRACE_INTERRUPT, h->pid, NULL, NULL))
 				return -1;
 			interrupted = 1;
@@ -152,11 +156,14 @@ int vmstack_entry_hold_wait(struct vmstack_entry_hold *h, double timeout_s)
 		}
 		event = st >> 16;
 		sig = event ? 0 : WSTOPSIG(st);
-		/* Each exec: a new image (a loader's child may exec again). */
+		/*
+		 * Each exec: a new image, the old one's breakpoint gone with it
+		 * (a library's constructor may exec again).
+		 */
 		if (event == PTRACE_EVENT_EXEC) {
-			if (plant(h, &word))
+			poked = !plant(h, &word);
+			if (!poked)
 				break;
-			poked = 1;
 		} else if (sig == SIGTRAP && poked && !undo_at_entry(h, word)) {
 			h->held = 1;
 			return 0;
