@@ -58,6 +58,13 @@ static int release_command(const struct record_options *o, struct vmstack_comman
 	return 0;
 }
 
+/* Described at its entry point: the command runs on (--stats: how long it waited). */
+static void let_go(struct recording *r, struct vmstack_command *cmd, double released)
+{
+	r->command_held_ms = cmd->hold.held ? 1e3 * (record_now() - released) : -1;
+	vmstack_command_go(cmd);
+}
+
 /*
  * A command we started: ended if it still runs, reaped either way. Its
  * own exit counts, not a child's (--children): the count of exited
@@ -81,7 +88,7 @@ int main(int argc, char **argv)
 	static uint64_t hist[VMSTACK_HIST_BUCKETS];
 	struct vmstack_command cmd = { .pid = -1 };
 	struct record_options o;
-	struct recording r = { .o = &o };
+	struct recording r = { .o = &o, .command_held_ms = -1 };
 	struct vmstack_cpu_counts c;
 	int err = -1, running = 0;
 	double started;
@@ -112,7 +119,7 @@ int main(int argc, char **argv)
 	running = o.cmd != NULL;
 	record_targets_describe(&r.targets);
 	if (o.cmd)
-		vmstack_command_go(&cmd);
+		let_go(&r, &cmd, started);
 
 	record_loop(&r);
 
