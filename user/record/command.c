@@ -7,13 +7,34 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "entry_hold.h"
 #include "maps.h"
 #include "needed.h"
 #include "process.h"
 #include "util.h"
 
+/* Where execvp will find @cmd, or NULL. */
+static char *find_in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return xstrdup(cmd);
+	return find_in_dirs(path ? path : "/usr/bin:/bin", cmd, X_OK);
+}
+
+/* Traced, to be held at its entry, unless that costs it its privileges. */
+static void trace(struct vmstack_command *c, const char *cmd)
+{
+	char *exe = find_in_path(cmd);
+
+	if (exe && !vmstack_entry_hold_unsafe(exe))
+		vmstack_entry_hold_attach(&c->hold, c->pid);
+	free(exe);
+}
+
 /* A second pipe, closed by a successful exec, brings back exec's errno. */
-int vmstack_command_start(char **cmd, struct vmstack_command *c)
+int vmstack_command_start(char **cmd, struct vmstack_command *c, int hold)
 {
 	int go[2], err[2];
 	char byte;
@@ -38,6 +59,8 @@ int vmstack_command_start(char **cmd, struct vmstack_command *c)
 	close(err[1]);
 	c->go_fd = go[1];
 	c->err_fd = err[0];
+	if (hold)
+		trace(c, cmd[0]);
 	return 0;
 }
 
@@ -49,19 +72,21 @@ int vmstack_command_release(struct vmstack_command *c)
 	if (write(c->go_fd, "g", 1) != 1)
 		return EPIPE;
 	close(c->go_fd);
+	/*
+	 * Traced, it stops for its signals too, before exec as after: they
+	 * are passed on while it runs to its entry, before the pipe is read.
+	 * A failed exec ends it (left for end_command to reap). Bounded: a
+	 * command that never reaches its entry is let go.
+	 */
+	vmstack_entry_hold_wait(&c->hold, 5.0);
 	n = read(c->err_fd, &byte, 1);
 	close(c->err_fd);
 	return n == 1 ? (byte ? byte : ENOEXEC) : 0;
 }
 
-/* Where execvp will find @cmd, or NULL. */
-static char *find_in_path(const char *cmd)
+void vmstack_command_go(struct vmstack_command *c)
 {
-	const char *path = getenv("PATH");
-
-	if (strchr(cmd, '/'))
-		return xstrdup(cmd);
-	return find_in_dirs(path ? path : "/usr/bin:/bin", cmd, X_OK);
+	vmstack_entry_hold_release(&c->hold);
 }
 
 /*

@@ -19,10 +19,13 @@
 #include "command.h"
 #include "record.h"
 
-/* Fork the command, held before exec: its process is the target. */
+/*
+ * Fork the command, held before exec: its process is the target. With
+ * unwind rules to give, held at its entry point too.
+ */
 static int start_command(struct record_options *o, struct vmstack_command *cmd)
 {
-	if (vmstack_command_start(o->cmd, cmd)) {
+	if (vmstack_command_start(o->cmd, cmd, o->cfi)) {
 		fprintf(stderr, TOOL ": cannot start %s: %s\n", o->cmd[0], strerror(errno));
 		return -1;
 	}
@@ -43,7 +46,7 @@ static int check_pids(const struct record_options *o)
 	return 0;
 }
 
-/* Sampling is on: the command runs exec. */
+/* Sampling is on: the command runs exec, up to its entry point. */
 static int release_command(const struct record_options *o, struct vmstack_command *cmd)
 {
 	int err = vmstack_command_release(cmd);
@@ -55,18 +58,26 @@ static int release_command(const struct record_options *o, struct vmstack_comman
 	return 0;
 }
 
+/* Described at its entry point: the command runs on (--stats: how long it waited). */
+static void let_go(struct recording *r, struct vmstack_command *cmd, double released)
+{
+	r->command_held_ms = cmd->hold.held ? 1e3 * (record_now() - released) : -1;
+	vmstack_command_go(cmd);
+}
+
 /*
  * A command we started: ended if it still runs, reaped either way. Its
  * own exit counts, not a child's (--children): the count of exited
  * targets took a child's for it, and the recorder waited for a command
  * it never ended.
  */
-static void end_command(const struct vmstack_command *cmd, int running, int exited)
+static void end_command(struct vmstack_command *cmd, int running, int exited)
 {
 	int status;
 
 	if (cmd->pid <= 0)
 		return;
+	vmstack_command_go(cmd);
 	if (!exited)
 		kill(cmd->pid, running ? SIGTERM : SIGKILL);
 	waitpid(cmd->pid, &status, 0);
@@ -77,7 +88,7 @@ int main(int argc, char **argv)
 	static uint64_t hist[VMSTACK_HIST_BUCKETS];
 	struct vmstack_command cmd = { .pid = -1 };
 	struct record_options o;
-	struct recording r = { .o = &o };
+	struct recording r = { .o = &o, .command_held_ms = -1 };
 	struct vmstack_cpu_counts c;
 	int err = -1, running = 0;
 	double started;
@@ -107,6 +118,8 @@ int main(int argc, char **argv)
 		goto out_targets;
 	running = o.cmd != NULL;
 	record_targets_describe(&r.targets);
+	if (o.cmd)
+		let_go(&r, &cmd, started);
 
 	record_loop(&r);
 

@@ -51,6 +51,8 @@ struct recording {
 	uint64_t duration_ns;		/* sampling's wall time */
 	unsigned int drain_ms;		/* the loop's period (loop.c) */
 	uint64_t drains, drains_full;	/* of them, finding a ring over half full */
+	/* A command: release to let go from its entry point (ms); < 0 not held. */
+	double command_held_ms;
 };
 
 /* intake.c: samples from the rings into the interval. */

@@ -45,6 +45,11 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		ts->uw.maps, ts->uw.shared, ts->uw.rows, ts->uw.bytes, VMSTACK_CNT(c, UW_LOOKUPS),
 		VMSTACK_CNT(c, UW_LOOKUPS) ?
 		100.0 * VMSTACK_CNT(c, UW_HITS) / VMSTACK_CNT(c, UW_LOOKUPS) : 0.0);
+	if (r->o->cmd && r->command_held_ms >= 0)
+		fprintf(stderr, TOOL ": the command was held at its entry point until its mappings' unwind rules were in the module: %.1f ms from its release\n",
+			r->command_held_ms);
+	else if (r->o->cmd && r->o->cfi)
+		fprintf(stderr, TOOL ": the command was not held at its entry point (not traced)\n");
 	if (ts->njoin_delay) {
 		double *d = ts->join_delay;
 		size_t n = ts->njoin_delay;
