@@ -232,7 +232,7 @@ static const struct live_case live_generator = {
 	2, 1, { "gen", "{closure}" }, { 3, 5 },
 };
 
-/* Run @c's script, walk its frames with the program on its copied memory, name them. */
+/* Run @c's script, walk its frames with the program on its memory, name them. */
 static void live_walk(const struct live_case *c)
 {
 	static struct vmstack_vm_desc4 d;
@@ -241,7 +241,7 @@ static void live_walk(const struct live_case *c)
 	const struct php_layout *L = php_layout_of("8.2.");
 	struct vmstack_vm_found found;
 	struct vmstack_walk w;
-	u64 eg, ex, fn, ips[64];
+	u64 eg, ips[64];
 	unsigned int k, got, users = 0;
 	char why[256];
 	int pid;
@@ -259,16 +259,9 @@ static void live_walk(const struct live_case *c)
 	CHECK(live_detect(pid, &found, why) == VMSTACK_DETECT_YES);
 	if (found.prog) {
 		eg = found.desc4.consts[0];
-		/* The program's reads: executor_globals, the frames, their functions. */
+		/* The program's reads (executor_globals, the frames, their functions): php8.2's. */
 		shape_mem();
-		CHECK(!shape_copy_live(pid, eg));
-		CHECK(!read_target(pid, eg + L->eg_current_execute_data, &ex, 8));
-		for (k = 0; ex && k < 16; k++) {
-			CHECK(!shape_copy_live(pid, ex));
-			CHECK(!read_target(pid, ex + L->ex_func, &fn, 8));
-			CHECK(!fn || !shape_copy_live(pid, fn));
-			CHECK(!read_target(pid, ex + L->ex_prev, &ex, 8));
-		}
+		fake_mem_process(pid);
 		php_prog(&p, L, eg);
 		shape_desc(&d, &p);
 		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);

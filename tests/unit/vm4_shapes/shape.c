@@ -4,12 +4,9 @@
  * native sandwich, the walk and the comparison of its words.
  */
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "shape.h"
-#include "maps.h"
-#include "util.h"
 
 #define STACK	0x7ff000000000UL
 #define HEAP	0x7f1200000000UL	/* a library's data and the heap: 64-bit addresses */
@@ -19,9 +16,6 @@ static u64 heap_next;
 unsigned int shape_tid = SHAPE_TID;
 u64 shape_tls = SHAPE_FS;
 u64 shape_bp_at[8];
-/* The live process's mappings copied since shape_mem(): start, end. */
-static u64 copied[10];
-static unsigned int ncopied;
 
 void shape_mem(void)
 {
@@ -34,7 +28,6 @@ void shape_mem(void)
 	shape_tid = SHAPE_TID;
 	shape_tls = SHAPE_FS;
 	memset(shape_bp_at, 0, sizeof(shape_bp_at));
-	ncopied = 0;
 }
 
 u64 shape_alloc(u64 size)
@@ -150,43 +143,4 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 	for (i = 0; i < (got > n ? got : n); i++)
 		fprintf(stderr, "  ips[%u] %#18" PRIx64 "  want %#18" PRIx64 "\n", i,
 			i < got ? ips[i] : 0, i < n ? want[i] : 0);
-}
-
-int shape_copy_live(int pid, u64 addr)
-{
-	char path[64], line[512];
-	struct vmstack_map m;
-	unsigned int i;
-	FILE *f;
-	int ret = -1;
-
-	for (i = 0; i < ncopied; i += 2)
-		if (addr >= copied[i] && addr < copied[i + 1])
-			return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned char *buf;
-		u64 a, v;
-
-		if (vmstack_map_parse(line, &m) || addr < m.start || addr >= m.end ||
-		    m.end - m.start > (64 << 20) || ncopied + 2 > sizeof(copied) / sizeof(copied[0]))
-			continue;
-		buf = malloc(m.end - m.start);
-		if (buf && !read_target(pid, m.start, buf, m.end - m.start)) {
-			fake_mem_map(m.start, m.end - m.start);
-			for (a = 0; a < m.end - m.start; a += 8) {
-				memcpy(&v, buf + a, 8);
-				if (v)
-					fake_put64(m.start + a, v);
-			}
-			copied[ncopied++] = m.start;
-			copied[ncopied++] = m.end;
-			ret = 0;
-		}
-		free(buf);
-	}
-	if (f)
-		fclose(f);
-	return ret;
 }

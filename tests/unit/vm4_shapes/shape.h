@@ -87,12 +87,6 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 			    u64 *ips, unsigned int max);
 
-/*
- * Copy the mapping of live process @pid that holds @addr into the fake
- * memory, at its own address (once; at most 5 mappings): 0, or -1.
- */
-int shape_copy_live(int pid, u64 addr);
-
 /* The walk alone: the merged ips[] (at most @max) in @ips, and their count. */
 unsigned int shape_walk_at(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
 			   unsigned int frame, const unsigned long *regs, u64 *ips,
