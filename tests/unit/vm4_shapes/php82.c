@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "shape.h"
-#include "file.h"
 #include "util.h"
 #include "vm/php/php.h"
 #include "vm/runtime.h"
@@ -163,28 +162,10 @@ static int php_has_opcache(void)
 	return !access("/usr/lib/php/20220829/opcache.so", R_OK);
 }
 
-/* The php8.2 mapping holding execute_ex, as the recorder would find it. */
+/* Detection on the php8.2 mapping holding execute_ex, as the recorder would find it. */
 static enum vmstack_detect live_detect(int pid, struct vmstack_vm_found *found, char *why)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
-	enum vmstack_detect v = VMSTACK_DETECT_NO;
-	char path[64], line[512];
-	struct vmstack_map m;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
-		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, "php8.2"))
-			continue;
-		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
-		memset(found, 0, sizeof(*found));
-		v = rt->detect(&m, pid, found, why, 256);
-		vmstack_file_put(m.file);
-	}
-	if (f)
-		fclose(f);
-	return v;
+	return shape_live_detect(pid, "php", "php8.2", found, why);
 }
 
 /*

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "shape.h"
-#include "file.h"
 #include "util.h"
 #include "vm/ruby/ruby.h"
 #include "vm/runtime.h"
@@ -43,29 +42,6 @@ static const char ruby_script[] =
 	"end\n"
 	"$go = true\n"
 	"top\n";
-
-static enum vmstack_detect ruby_live_detect(int pid, struct vmstack_vm_found *found, char *why)
-{
-	const struct vmstack_runtime *rt = vmstack_runtime_find("ruby");
-	enum vmstack_detect v = VMSTACK_DETECT_NO;
-	char path[64], line[512];
-	struct vmstack_map m;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
-		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, "libruby"))
-			continue;
-		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
-		memset(found, 0, sizeof(*found));
-		v = rt->detect(&m, pid, found, why, 256);
-		vmstack_file_put(m.file);
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
 
 /* The main thread's fs base, the process stopped (0 if ptrace is refused). */
 static u64 stopped_fs_base(int pid)
@@ -117,7 +93,7 @@ UNIT_TEST(ruby31_live_sort_by)
 	out = fdopen(fds[0], "r");
 	CHECK(out && fgets(ready, sizeof(ready), out) && !strcmp(ready, "ready\n"));
 	usleep(100000);	/* into sleep */
-	CHECK(ruby_live_detect(pid, &found, why) == VMSTACK_DETECT_YES);
+	CHECK(shape_live_detect(pid, "ruby", "libruby", &found, why) == VMSTACK_DETECT_YES);
 	fs = stopped_fs_base(pid);
 	CHECK(fs != 0);
 	if (found.prog && fs) {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "shape.h"
+#include "file.h"
+#include "maps.h"
 
 #define STACK	0x7ff000000000UL
 #define HEAP	0x7f1200000000UL	/* a library's data and the heap: 64-bit addresses */
@@ -143,4 +145,28 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 	for (i = 0; i < (got > n ? got : n); i++)
 		fprintf(stderr, "  ips[%u] %#18" PRIx64 "  want %#18" PRIx64 "\n", i,
 			i < got ? ips[i] : 0, i < n ? want[i] : 0);
+}
+
+enum vmstack_detect shape_live_detect(int pid, const char *runtime, const char *path_part,
+				      struct vmstack_vm_found *found, char *why)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find(runtime);
+	enum vmstack_detect v = VMSTACK_DETECT_NO;
+	char path[64], line[512];
+	struct vmstack_map m;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
+		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, path_part))
+			continue;
+		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
+		memset(found, 0, sizeof(*found));
+		v = rt->detect(&m, pid, found, why, 256);
+		vmstack_file_put(m.file);
+	}
+	if (f)
+		fclose(f);
+	return v;
 }

@@ -16,6 +16,7 @@
 #include "fake_mem.h"
 #include "unit.h"
 #include "vm/prog.h"
+#include "vm/runtime.h"
 #include "vm_prog.h"
 
 /* The interpreter loop's code: the VM's one entry range. */
@@ -86,6 +87,15 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
  */
 unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 			    u64 *ips, unsigned int max);
+
+/*
+ * Runtime @runtime's detection on live process @pid, on the first
+ * executable mapping whose path holds @path_part that it does not refuse,
+ * as the recorder would run it: what it found in @found, why not in @why
+ * (256 bytes).
+ */
+enum vmstack_detect shape_live_detect(int pid, const char *runtime, const char *path_part,
+				      struct vmstack_vm_found *found, char *why);
 
 /* The walk alone: the merged ips[] (at most @max) in @ips, and their count. */
 unsigned int shape_walk_at(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
