@@ -10,15 +10,13 @@
  * frames (walk_setup.c). The bounds hold the cost to what it is now.
  */
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fake_mem.h"
 #include "desc4_of.h"
-#include "file.h"
-#include "maps.h"
+#include "detect_file.h"
 #include "unit.h"
 #include "walk_setup.h"
-#include "vm/runtime.h"
 
 /* LuaJIT 2.1 GC64: lua_State, its stack, one Lua function calling itself. */
 #define LJ_AR	(STACK + 0x100)		/* the interpreter's cframe */
@@ -173,21 +171,12 @@ static unsigned int per_frame(unsigned int (*steps)(const struct vmstack_vm_desc
 /* The real /usr/bin/luajit's descriptor, its code range the fake one; 0 if not installed. */
 static int real_luajit(struct vmstack_vm_desc *d)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find("luajit");
-	struct vmstack_map m = { .start = 0x10000000, .end = 0x20000000 };
 	struct vmstack_vm_found f;
-	enum vmstack_detect v;
 	char why[256];
-	struct stat st;
 
-	if (!rt || stat("/usr/bin/luajit", &st))
-		return 0;
-	memset(&f, 0, sizeof(f));
-	m.path = (char *)"/usr/bin/luajit";
-	m.file = vmstack_file_get(st.st_dev, st.st_ino, m.path, 0);
-	v = rt->detect(&m, 0, &f, why, sizeof(why));
-	vmstack_file_put(m.file);
-	if (v != VMSTACK_DETECT_YES)
+	if (access("/usr/bin/luajit", F_OK) ||
+	    unit_detect_file("luajit", "/usr/bin/luajit", 0x10000000, &f, why, sizeof(why)) !=
+	    VMSTACK_DETECT_YES)
 		return 0;
 	*d = f.desc;
 	d->code_start = VM_LO;
