@@ -127,6 +127,19 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 	shape_walk_from(d, w, SHAPE_LEAF, 0, NULL, want, n);
 }
 
+void shape_walk_check_stateless(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w)
+{
+	const u64 want[] = {
+		SHAPE_LEAF,
+		shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
+		SHAPE_MID1_RA, SHAPE_MID2_RA,
+		shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
+		SHAPE_MAIN_RA,
+	};
+
+	shape_walk_check(d, w, want, sizeof(want) / sizeof(want[0]));
+}
+
 void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
 		     unsigned int frame, const unsigned long *regs, const u64 *want,
 		     unsigned int n)

@@ -73,6 +73,13 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 		      const u64 *want, unsigned int n);
 
 /*
+ * The same where neither activation finds its VM's state (a thread the
+ * runtime does not know): each loop's native frame stays, after a
+ * BROKEN STATE word, and no VM frame is shown.
+ */
+void shape_walk_check_stateless(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w);
+
+/*
  * The same from a sample at @ip in native frame @frame of the sandwich (1:
  * the inner loop itself), with the sampled registers @regs (by enum
  * vmstack_vm_reg; RBP is the frame's, set here).
