@@ -17,18 +17,7 @@
 #include "process.h"
 #include "symtab.h"
 #include "unit.h"
-
-/* The name of user address @addr in @s, as a frame of it is named, written to @buf. */
-static const char *user_name(struct vmstack_process *s, uint64_t addr, int ret, char *buf,
-			     size_t len)
-{
-	struct vmstack_where w;
-
-	vmstack_process_resolve(s, addr, ret, &w, buf, len);
-	if (w.name != buf)
-		snprintf(buf, len, "%s", w.name);
-	return buf;
-}
+#include "user_names.h"
 
 __attribute__((noinline)) int unit_known_function(int x)
 {
