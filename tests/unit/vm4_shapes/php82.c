@@ -221,6 +221,7 @@ static void live_walk(const struct live_case *c)
 	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
 	const struct php_layout *L = php_layout_of("8.2.");
 	struct vmstack_vm_found found;
+	struct vmstack_name_buf nb;
 	struct vmstack_walk w;
 	u64 eg, ips[64];
 	unsigned int k, got, users = 0;
@@ -247,16 +248,8 @@ static void live_walk(const struct live_case *c)
 		shape_desc(&d, &p);
 		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
 		CHECK(w.flags == VMSTACK_SF_VM);
-		for (k = 0; k < got && users < c->n; k++) {
-			struct vmstack_name_buf nb;
-			struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
-
-			if (!vmstack_is_vmw(ips[k]))
-				continue;
-			fr.value = ips[k] & VMSTACK_VMW_VALUE_MASK;
-			fr.pc = ips[++k];
-			memset(&nb, 0, sizeof(nb));
-			CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		for (k = 0; users < c->n && shape_next_named(rt, found.build, pid, ips, got, &k, &nb);
+		     k++) {
 			CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
 			      strstr(nb.file, "unit-php-live.php"));
 			if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])

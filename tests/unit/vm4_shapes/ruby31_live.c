@@ -66,6 +66,7 @@ UNIT_TEST(ruby31_live_sort_by)
 	const struct vmstack_runtime *rt = vmstack_runtime_find("ruby");
 	const struct ruby_layout *L = ruby_layout_of("3.1.2");
 	struct vmstack_vm_found found;
+	struct vmstack_name_buf nb;
 	struct vmstack_walk w;
 	char why[256] = "", ready[8] = "";
 	u64 fs, ec = 0, stack = 0, ips[64];
@@ -113,16 +114,8 @@ UNIT_TEST(ruby31_live_sort_by)
 		shape_desc(&d, &p);
 		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
 		CHECK(w.flags == VMSTACK_SF_VM);
-		for (k = 0; k < got && users < 5; k++) {
-			struct vmstack_name_buf nb;
-			struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
-
-			if (!vmstack_is_vmw(ips[k]))
-				continue;
-			fr.value = ips[k] & VMSTACK_VMW_VALUE_MASK;
-			fr.pc = ips[++k];
-			memset(&nb, 0, sizeof(nb));
-			CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		for (k = 0; users < 5 && shape_next_named(rt, found.build, pid, ips, got, &k, &nb);
+		     k++) {
 			CHECK(!strcmp(nb.function, want_fn[users]) && nb.line == want_line[users] &&
 			      nb.start_line == want_start[users] && strstr(nb.file, "unit-ruby-live.rb"));
 			if (strcmp(nb.function, want_fn[users]) || nb.line != want_line[users])

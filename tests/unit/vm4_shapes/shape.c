@@ -183,3 +183,20 @@ enum vmstack_detect shape_live_detect(int pid, const char *runtime, const char *
 		fclose(f);
 	return v;
 }
+
+bool shape_next_named(const struct vmstack_runtime *rt, const void *build, int pid,
+		      const u64 *ips, unsigned int n, unsigned int *k,
+		      struct vmstack_name_buf *nb)
+{
+	struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
+
+	while (*k < n && !vmstack_is_vmw(ips[*k]))
+		(*k)++;
+	if (*k >= n)
+		return false;
+	fr.value = ips[*k] & VMSTACK_VMW_VALUE_MASK;
+	fr.pc = ips[++*k];
+	memset(nb, 0, sizeof(*nb));
+	CHECK(!rt->namer(build, pid, &fr, nb));
+	return true;
+}

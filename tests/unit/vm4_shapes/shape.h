@@ -104,6 +104,16 @@ unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_wal
 enum vmstack_detect shape_live_detect(int pid, const char *runtime, const char *path_part,
 				      struct vmstack_vm_found *found, char *why);
 
+/*
+ * The next VM frame of a walk's words @ips (@n of them) from ips[*k] on,
+ * named by runtime @rt's namer for @build of process @pid into @nb
+ * (zeroed first; a namer that fails is a failed CHECK): true, *k left at
+ * the frame's pc word; false when no VM frame is left.
+ */
+bool shape_next_named(const struct vmstack_runtime *rt, const void *build, int pid,
+		      const u64 *ips, unsigned int n, unsigned int *k,
+		      struct vmstack_name_buf *nb);
+
 /* The walk alone: the merged ips[] (at most @max) in @ips, and their count. */
 unsigned int shape_walk_at(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
 			   unsigned int frame, const unsigned long *regs, u64 *ips,
