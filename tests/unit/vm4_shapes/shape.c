@@ -69,13 +69,7 @@ void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p)
 {
 	const char *err;
 
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = SHAPE_VM_LO;
-	d->ranges[0].end = SHAPE_VM_HI;
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	err = vm_prog_end(p, d);
+	err = vm_prog_end_loop(p, d, SHAPE_VM_LO, SHAPE_VM_HI);
 	if (err)
 		fprintf(stderr, "  %s\n", err);
 	CHECK(err == NULL);
