@@ -24,38 +24,40 @@ const char *vmstack_uw_rows_check(const struct vmstack_uw_table *t)
 	return NULL;
 }
 
+/*
+ * How many of the @n entries of @arr, sorted by their .start, start at
+ * or below @key (a binary search): the last such entry is the one before.
+ * The places of a set and the rows of a table are searched alike.
+ */
+#define vmstack_nr_at_or_below(arr, n, key) ({				\
+	u32 __lo = 0, __hi = (n);					\
+									\
+	while (__lo < __hi) {						\
+		u32 __mid = __lo + (__hi - __lo) / 2;			\
+									\
+		if ((arr)[__mid].start <= (key))			\
+			__lo = __mid + 1;				\
+		else							\
+			__hi = __mid;					\
+	}								\
+	__lo;								\
+})
+
 const struct vmstack_uw_row *vmstack_uw_lookup(const struct vmstack_uw_set *set,
 					       unsigned long pc)
 {
 	const struct vmstack_uw_table *t;
-	u32 lo = 0, hi, off;
+	u32 lo, off;
 
 	if (!set)
 		return NULL;
-	hi = set->nr;
-	while (lo < hi) {		/* the last mapping starting at or below pc */
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (set->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = vmstack_nr_at_or_below(set->maps, set->nr, pc);
 	if (!lo || pc >= set->maps[lo - 1].end)
 		return NULL;
 	t = set->maps[lo - 1].t;
 	/* A place is never longer than its table's span (unwind_table.c). */
 	off = pc - set->maps[lo - 1].start;
-	lo = 0;
-	hi = t->nrows;
-	while (lo < hi) {		/* the last row starting at or below off */
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = vmstack_nr_at_or_below(t->rows, t->nrows, off);
 	return lo ? &t->rows[lo - 1] : NULL;
 }
 

@@ -8,51 +8,20 @@
 # threads each show their own frames. --disable-gems: RubyGems' start-up
 # (seconds under TCG) is not what is measured.
 . tests/guest/lib.sh
+. tests/guest/known_tree.sh
 script=$VMSTACK_REPO/tests/workloads/ruby/known31.rb
 hot() { grep -n "# HOT $1" "$script" | cut -d: -f1; }
 fr() { echo "$1 \([^;]*known31\.rb:[0-9]+\)_\[vm\]"; }
-check() {  # FOLDED ERRFILE LABEL
-	local f=$1 total all vm main rb h s sand lh cut cpu sh ss
-	total=$(stack_count "$f" '')
-	all=$(stack_share "$f" '^ruby3\.1;_start;')
-	# Of the samples in the VM's run of the script (rb_vm_exec): Ruby's
-	# start-up runs no frame of the script, and a launched program's
-	# first moments come before the recorder has its unwind rules
-	# (t_unwind_stripped, issue 28): the debug kernel rooted 93% of the
-	# whole run and had 84% of it under <main> and run.
-	vm=$(stack_count "$f" ';rb_vm_exec;')
-	main=$(awk -v a="$(stack_count "$f" '^ruby3\.1;_start;.*;rb_vm_exec;')" -v b="$vm" \
-		'BEGIN {printf "%d", b ? 100 * a / b : 0}')
-	rb=$(awk -v a="$(stack_count "$f" "^ruby3\.1;_start;.*;rb_vm_exec;.*$(fr '<main>');.*$(fr run)")" \
-		-v b="$vm" 'BEGIN {printf "%d", b ? 100 * a / b : 0}')
-	h=$(stack_count "$f" ";$(fr heavy)")
-	s=$(stack_count "$f" ";$(fr sorter)")
-	# C -> Ruby -> C -> Ruby: the block under sort_by's C, under sorter.
-	sand=$(stack_count "$f" "$(fr sorter);.*;rb_vm_exec;(.*;)?$(fr 'block in sorter')")
-	lh=$(leaf_share "$f" '^heavy \(' "known31.rb:$(hot heavy))_[vm]")
-	cut=$(stack_share "$f" 'vm stack cut')
-	cpu=$(sed -n 's/^cpu_shares=\([0-9.\/]*\)$/\1/p' "$2")
-	read -r sh ss <<<"$(awk -v a="$h" -v b="$s" 'BEGIN {t = a + b; if (!t) t = 1
-		printf "%.1f %.1f", 100 * a / t, 100 * b / t}')"
-	note "$3: $total samples (rooted at _start $all%), in rb_vm_exec $vm: rooted $main%, under <main> and run $rb%; heavy/sorter $sh/$ss (script's CPU split $cpu); block under sort_by's C in $(awk -v a=$sand -v b=$s 'BEGIN {printf "%d", b ? 100 * a / b : 0}')% of sorter's; heavy's leaf at its hot line $lh%; VM part cut $cut%"
-	[ "$total" -ge 500 ] || fail "$3: too few samples"
-	[ "$main" -ge 95 ] || fail "$3: under 95% of the script's samples rooted at _start"
-	[ "$rb" -ge 85 ] || fail "$3: under 85% of the script's samples under its <main> and run"
-	[ -n "$cpu" ] || fail "$3: the script printed no CPU split"
-	within 3 "$sh" "${cpu%%/*}" "$ss" "${cpu##*/}" ||
-		fail "$3: heavy/sorter off the script's CPU split by more than 3 points"
-	[ $((100 * sand)) -ge $((50 * s)) ] ||
-		fail "$3: the block not under sort_by's C in half of sorter's samples"
-	[ "$lh" -ge 90 ] || fail "$3: heavy's leaf at its hot line in under 90% of its samples"
-	[ "$cut" -le 2 ] || fail "$3: more than 2% of VM stacks cut"
-}
+# The debug kernel had 84% of the whole run under <main> and run.
+kt_prog='ruby3\.1' kt_engine=rb_vm_exec kt_main='<main>' kt_min=85
+kt_cb_c=rb_vm_exec kt_cb='block in sorter' kt_cb_is="block under sort_by's C" kt_file=known31.rb
 cd /tmp || exit 1
 vmstack-record -F 999 -o /tmp/rb.folded -- ruby3.1 --disable-gems "$script" $((4 * span)) 2>/tmp/rb.err ||
 	{ cat /tmp/rb.err; fail "record failed"; }
 cat /tmp/rb.err
 grep -q 'VM frames merged (Ruby 3.1' /tmp/rb.err || fail "Ruby 3.1 not detected"
 awk '{print $NF, $0}' /tmp/rb.folded | sort -nr | head -3 | cut -c1-600
-check /tmp/rb.folded /tmp/rb.err "started"
+known_tree_check /tmp/rb.folded /tmp/rb.err "started"
 
 ruby3.1 --disable-gems "$script" $((8 * span)) 2>/tmp/rba.out &
 pid=$!
@@ -63,7 +32,7 @@ wait $pid
 cp /tmp/rb.folded /tmp/rba.folded "$VMSTACK_RESULTS/"
 # The split the script printed covers its whole run, the recording a part
 # of it in the same steady loop.
-check /tmp/rba.folded /tmp/rba.out "attached"
+known_tree_check /tmp/rba.folded /tmp/rba.out "attached"
 
 # Two Ruby threads on one CPU (as t_cpython's threads: TCG's timers favour
 # one vCPU), taking turns on the GVL: each thread's samples show its own

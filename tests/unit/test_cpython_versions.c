@@ -23,6 +23,7 @@
 
 #include "elf_facts.h"
 #include "fake_mem.h"
+#include "detect_file.h"
 #include "file.h"
 #include "maps.h"
 #include "unit.h"
@@ -73,18 +74,7 @@ static void pyenv_path(char *buf, size_t len, const struct version *v, const cha
 static enum vmstack_detect detect_file(const char *path, struct vmstack_vm_found *f,
 				       char *why, size_t len)
 {
-	struct vmstack_map m = { .start = MAP_START, .end = MAP_START + 0x10000000 };
-	const struct vmstack_runtime *py = vmstack_runtime_find("cpython");
-	enum vmstack_detect r;
-	struct stat st;
-
-	CHECK(!stat(path, &st));
-	m.path = (char *)path;
-	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
-	memset(f, 0, sizeof(*f));
-	r = py->detect(&m, 0, f, why, len);
-	vmstack_file_put(m.file);
-	return r;
+	return unit_detect_file("cpython", path, MAP_START, f, why, len);
 }
 
 UNIT_TEST(cpython_pyenv_builds_found)

@@ -20,34 +20,13 @@
 #include "elf_facts.h"
 #include "process.h"
 #include "unit.h"
+#include "user_names.h"
 
 /* The return addresses of a stack, as glibc's unwinder finds them. */
 struct trace {
 	void *pc[64];
 	int n;
 };
-
-/* The name of user address @addr in @s, as a frame of it is named, written to @buf. */
-static const char *user_name(struct vmstack_process *s, uint64_t addr, int ret, char *buf,
-			     size_t len)
-{
-	struct vmstack_where w;
-
-	vmstack_process_resolve(s, addr, ret, &w, buf, len);
-	if (w.name != buf)
-		snprintf(buf, len, "%s", w.name);
-	return buf;
-}
-
-/* The frames of user address @addr with lines, as --lines names them. */
-static size_t user_lines(struct vmstack_process *s, uint64_t addr, struct vmstack_name *names)
-{
-	static char buf[512];
-	struct vmstack_where w;
-
-	vmstack_process_resolve(s, addr, 0, &w, buf, sizeof(buf));
-	return vmstack_process_lines(s, &w, names, VMSTACK_MAX_INLINE);
-}
 
 static void *thread_trace(void *arg)
 {

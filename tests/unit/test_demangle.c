@@ -17,6 +17,7 @@
 #include "process.h"
 #include "stacks.h"
 #include "unit.h"
+#include "user_names.h"
 
 #define FIBER_LOOP "_ZN9tarantool5fiber4loopEv"
 #define RUST_LEGACY "_ZN4core3fmt5write17h8f2c5d6e4b3a2918E"
@@ -115,27 +116,6 @@ static const char *native_name(struct vmstack_process *s, uint64_t addr)
 	return n.function;
 }
 
-/* The name of user address @addr written to @buf, cut to it. */
-static const char *name_into(struct vmstack_process *s, uint64_t addr, char *buf, size_t len)
-{
-	struct vmstack_where w;
-
-	vmstack_process_resolve(s, addr, 0, &w, buf, len);
-	if (w.name != buf)
-		snprintf(buf, len, "%s", w.name);
-	return buf;
-}
-
-/* The frames of user address @addr with lines, as --lines names them. */
-static size_t user_lines(struct vmstack_process *s, uint64_t addr, struct vmstack_name *names)
-{
-	static char buf[64];
-	struct vmstack_where w;
-
-	vmstack_process_resolve(s, addr, 0, &w, buf, sizeof(buf));
-	return vmstack_process_lines(s, &w, names, VMSTACK_MAX_INLINE);
-}
-
 UNIT_TEST(demangle_native_frames)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
@@ -150,7 +130,7 @@ UNIT_TEST(demangle_native_frames)
 	/* Not cut to the caller's buffer: it is the symbol's own. */
 	CHECK(!strcmp(native_name(s, AT(unit_long_cxx)), LONG_READABLE));
 	/* Into a buffer, cut to it. */
-	name_into(s, AT(unit_long_cxx), buf, sizeof(buf));
+	user_name(s, AT(unit_long_cxx), 0, buf, sizeof(buf));
 	CHECK(strlen(buf) == sizeof(buf) - 1 && !strncmp(buf, LONG_READABLE, sizeof(buf) - 1));
 	/* With lines, the outermost frame is the function, demangled too. */
 	CHECK(user_lines(s, AT(unit_fiber_loop), names) >= 1);

@@ -10,15 +10,14 @@
  * frames (walk_setup.c). The bounds hold the cost to what it is now.
  */
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fake_mem.h"
 #include "desc4_of.h"
-#include "file.h"
-#include "maps.h"
+#include "detect_file.h"
+#include "lj_gc64_desc.h"
 #include "unit.h"
 #include "walk_setup.h"
-#include "vm/runtime.h"
 
 /* LuaJIT 2.1 GC64: lua_State, its stack, one Lua function calling itself. */
 #define LJ_AR	(STACK + 0x100)		/* the interpreter's cframe */
@@ -33,55 +32,7 @@
 
 static struct vmstack_vm_desc lj_desc(void)
 {
-	struct vmstack_vm_desc d;
-
-	memset(&d, 0, sizeof(d));
-	d.code_start = VM_LO;
-	d.code_end = VM_HI;
-	d.state_from = VMSTACK_VM_STATE_AR;
-	d.ar_leaf_off = 8;
-	d.state_off = 0x10;
-	d.check_off = 9;
-	d.check_val = 6;
-	d.top_reg = VMSTACK_VM_REG_RDX;
-	d.pc_reg = VMSTACK_VM_REG_RBX;
-	d.top_off = 0x20;
-	d.top_adj = -8;
-	d.stack_off = 0x38;
-	d.stack_max = 1U << 20;
-	d.link = VMSTACK_VM_LINK_TAGGED_DELTA;
-	d.type_mask = 7;
-	d.pc_mask = 3;
-	d.insn_off = -4;
-	d.insn_shift = 8;
-	d.insn_bits = 8;
-	d.extra = 2;
-	d.slot = 8;
-	d.bottom_types = 1U << 1 | 1U << 5;
-	d.hide_types = 1U << 3;
-	d.func_off = -8;
-	d.func_mask = (1ULL << 47) - 1;
-	d.kind_off = 0xa;
-	d.kind_native = 1;
-	d.max_frames = VMSTACK_VM_MAX_FRAMES;
-	d.ident_off = 0x20;
-	d.ident_adj = -0x68;
-	d.caller_bp_off = 0x40;
-	d.caller_ra_off = 0x48;
-	d.caller_sp_off = 80;
-	d.flags = VMSTACK_VM_F_AR_EMPTY | VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_FUNC_CHECK |
-		  VMSTACK_VM_F_PC_CHECK | VMSTACK_VM_F_BUILTIN_KIND;
-	d.ar_empty_off = 8;
-	d.state_ar_off = 0x50;
-	d.ar_mask = 3;
-	d.ar_prev_off = 0x20;
-	d.ar_chain_max = 64;
-	d.func_check_off = 9;
-	d.func_check_val = 8;
-	d.kind_max = 222;
-	d.pc_size_off = 0xc;
-	d.pc_unit = 4;
-	return d;
+	return lj_gc64_desc(VM_LO, VM_HI);
 }
 
 /* @n Lua frames, the innermost running (rdx its BASE, rbx a PC in it). */
@@ -173,21 +124,12 @@ static unsigned int per_frame(unsigned int (*steps)(const struct vmstack_vm_desc
 /* The real /usr/bin/luajit's descriptor, its code range the fake one; 0 if not installed. */
 static int real_luajit(struct vmstack_vm_desc *d)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find("luajit");
-	struct vmstack_map m = { .start = 0x10000000, .end = 0x20000000 };
 	struct vmstack_vm_found f;
-	enum vmstack_detect v;
 	char why[256];
-	struct stat st;
 
-	if (!rt || stat("/usr/bin/luajit", &st))
-		return 0;
-	memset(&f, 0, sizeof(f));
-	m.path = (char *)"/usr/bin/luajit";
-	m.file = vmstack_file_get(st.st_dev, st.st_ino, m.path, 0);
-	v = rt->detect(&m, 0, &f, why, sizeof(why));
-	vmstack_file_put(m.file);
-	if (v != VMSTACK_DETECT_YES)
+	if (access("/usr/bin/luajit", F_OK) ||
+	    unit_detect_file("luajit", "/usr/bin/luajit", 0x10000000, &f, why, sizeof(why)) !=
+	    VMSTACK_DETECT_YES)
 		return 0;
 	*d = f.desc;
 	d->code_start = VM_LO;

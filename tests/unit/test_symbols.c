@@ -17,18 +17,7 @@
 #include "process.h"
 #include "symtab.h"
 #include "unit.h"
-
-/* The name of user address @addr in @s, as a frame of it is named, written to @buf. */
-static const char *user_name(struct vmstack_process *s, uint64_t addr, int ret, char *buf,
-			     size_t len)
-{
-	struct vmstack_where w;
-
-	vmstack_process_resolve(s, addr, ret, &w, buf, len);
-	if (w.name != buf)
-		snprintf(buf, len, "%s", w.name);
-	return buf;
-}
+#include "user_names.h"
 
 __attribute__((noinline)) int unit_known_function(int x)
 {
@@ -179,6 +168,23 @@ UNIT_TEST(needed_matches_ldd)
 		free(libs[i]);
 }
 
+/* @path's CFI rows read directly in @a and through libdw in @b; -1 if it cannot be opened. */
+static int both_readers(const char *path, struct vmstack_cfi_table *a,
+			struct vmstack_cfi_table *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	CHECK(!vmstack_cfi_build_direct(elf, a));
+	CHECK(!vmstack_cfi_build_libdw(elf, b));
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
 /*
  * The rules read straight from .eh_frame are the rows libdw's path gives,
  * row for row, on files with many FDEs of every kind GCC emits (PLT
@@ -195,14 +201,9 @@ UNIT_TEST(cfi_direct_as_libdw)
 	elf_version(EV_CURRENT);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct vmstack_cfi_table a, b;
-		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
-		Elf *elf;
 
-		if (fd < 0)
+		if (both_readers(files[i], &a, &b))
 			continue;	/* python3.11, luajit: where installed */
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		CHECK(!vmstack_cfi_build_direct(elf, &a));
-		CHECK(!vmstack_cfi_build_libdw(elf, &b));
 		CHECK(a.n > 100 && a.n == b.n && a.fdes == b.fdes &&
 		      a.fallback_rows == b.fallback_rows);
 		for (k = 0; k < a.n && k < b.n; k++)
@@ -214,8 +215,6 @@ UNIT_TEST(cfi_direct_as_libdw)
 			}
 		vmstack_cfi_free(&a);
 		vmstack_cfi_free(&b);
-		elf_end(elf);
-		close(fd);
 	}
 }
 
@@ -235,14 +234,9 @@ UNIT_TEST(cfi_refusals_named)
 	elf_version(EV_CURRENT);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct vmstack_cfi_table a, b;
-		int fd = open(files[i], O_RDONLY | O_CLOEXEC);
-		Elf *elf;
 
-		if (fd < 0)
+		if (both_readers(files[i], &a, &b))
 			continue;	/* python3.11: where installed */
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		CHECK(!vmstack_cfi_build_direct(elf, &a));
-		CHECK(!vmstack_cfi_build_libdw(elf, &b));
 		for (k = 0, sum = 0; k < VMSTACK_CFI_REFUSALS; k++)
 			sum += a.refused[k];
 		CHECK(a.fallback_rows > 0 && sum == a.fallback_rows &&
@@ -252,8 +246,6 @@ UNIT_TEST(cfi_refusals_named)
 		CHECK(!i || a.refused[VMSTACK_CFI_RA_ELSEWHERE]);
 		vmstack_cfi_free(&a);
 		vmstack_cfi_free(&b);
-		elf_end(elf);
-		close(fd);
 	}
 	CHECK(!strcmp(vmstack_cfi_refusal_name(VMSTACK_CFI_CFA_EXPRESSION), "cfa-expression"));
 }

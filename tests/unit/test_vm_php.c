@@ -6,10 +6,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "file.h"
+#include "detect_file.h"
 #include "unit.h"
 #include "util.h"
 #include "vm_prog_check.h"
@@ -22,19 +21,7 @@
 static enum vmstack_detect php_detect_file(const char *path, struct vmstack_vm_found *f,
 					   char *why, size_t len)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
-	struct vmstack_map m = { .start = MAP_START, .end = MAP_START + 0x10000000 };
-	enum vmstack_detect v;
-	struct stat st;
-
-	CHECK(rt != NULL && !stat(path, &st));
-	memset(f, 0, sizeof(*f));
-	*why = 0;
-	m.path = (char *)path;
-	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
-	v = rt->detect(&m, 0, f, why, len);
-	vmstack_file_put(m.file);
-	return v;
+	return unit_detect_file("php", path, MAP_START, f, why, len);
 }
 
 /* A copy of @path with the @len bytes @old (found once) replaced by @new. */

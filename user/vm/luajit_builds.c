@@ -237,41 +237,49 @@ static const char *const openresty_20230119_ffid_names[] = {
 	[229] = "string.buffer.decode",
 };
 
+/*
+ * What OpenResty's branch keeps of upstream v2.1 @43ebb949 (GC64): the GC
+ * header's type byte, lua_State's fields up to cframe (its additions come
+ * after), and GCfunc, GCproto, GCstr and GCtrace whole.
+ */
+#define LJ21_GC64_OBJECTS \
+	.gct = 0x09, \
+	.l_base = 0x20, \
+	.l_top = 0x28, \
+	.l_stack = 0x38, \
+	.l_cframe = 0x50, \
+	.fn_ffid = 0x0a, \
+	.fn_pc = 0x20, \
+	.proto_size = 0x68, \
+	.pt_sizebc = 0x0c, \
+	.pt_chunkname = 0x40, \
+	.pt_firstline = 0x48, \
+	.pt_numline = 0x4c, \
+	.pt_lineinfo = 0x50, \
+	.str_len = 0x14, \
+	.str_data = 0x18, \
+	.tr_startpt = 0x40, \
+	.tr_startpc = 0x48, \
+	.tr_szmcode = 0x54, \
+	.tr_mcode = 0x58, \
+	.tr_traceno = 0x68, \
+	.tr_link = 0x6a, \
+	.tr_root = 0x6c, \
+	.tr_nextside = 0x70
+
 #define NAMES(a) .ffid_names = (a), .nffid = sizeof(a) / sizeof((a)[0])
 
 /* LuaJIT v2.1 @43ebb949 (2022-03-20): Debian 12's luajit and libluajit-5.1-2. */
 static const struct luajit_layout debian12 = {
 	.name = "LuaJIT 2.1.0-beta3 (git 2022-03-20, GC64) of Debian 12",
 	.fr = &luajit_gc64_frames,
-	.gct = 0x09,
-	.l_base = 0x20,
-	.l_top = 0x28,
-	.l_stack = 0x38,
-	.l_cframe = 0x50,
+	LJ21_GC64_OBJECTS,
 	.g2disp = 0xf80,
 	.g_vmstate = 0xb8,
 	.g_cur_l = 0x170,
 	.g_jit_base = 0x178,
 	.g_j_trace = 0x458,
 	.g_j_sizetrace = 0x464,
-	.fn_ffid = 0x0a,
-	.fn_pc = 0x20,
-	.proto_size = 0x68,
-	.pt_sizebc = 0x0c,
-	.pt_chunkname = 0x40,
-	.pt_firstline = 0x48,
-	.pt_numline = 0x4c,
-	.pt_lineinfo = 0x50,
-	.str_len = 0x14,
-	.str_data = 0x18,
-	.tr_startpt = 0x40,
-	.tr_startpc = 0x48,
-	.tr_szmcode = 0x54,
-	.tr_mcode = 0x58,
-	.tr_traceno = 0x68,
-	.tr_link = 0x6a,
-	.tr_root = 0x6c,
-	.tr_nextside = 0x70,
 	NAMES(debian12_ffid_names),
 };
 
@@ -285,35 +293,13 @@ static const struct luajit_layout debian12 = {
 static const struct luajit_layout openresty_20230119 = {
 	.name = "OpenResty LuaJIT 2.1-20230119 (GC64) of Debian 12",
 	.fr = &luajit_gc64_frames,
-	.gct = 0x09,
-	.l_base = 0x20,
-	.l_top = 0x28,
-	.l_stack = 0x38,
-	.l_cframe = 0x50,
+	LJ21_GC64_OBJECTS,
 	.g2disp = 0xfa8,
 	.g_vmstate = 0xb8,
 	.g_cur_l = 0x170,
 	.g_jit_base = 0x178,
 	.g_j_trace = 0x460,
 	.g_j_sizetrace = 0x46c,
-	.fn_ffid = 0x0a,
-	.fn_pc = 0x20,
-	.proto_size = 0x68,
-	.pt_sizebc = 0x0c,
-	.pt_chunkname = 0x40,
-	.pt_firstline = 0x48,
-	.pt_numline = 0x4c,
-	.pt_lineinfo = 0x50,
-	.str_len = 0x14,
-	.str_data = 0x18,
-	.tr_startpt = 0x40,
-	.tr_startpc = 0x48,
-	.tr_szmcode = 0x54,
-	.tr_mcode = 0x58,
-	.tr_traceno = 0x68,
-	.tr_link = 0x6a,
-	.tr_root = 0x6c,
-	.tr_nextside = 0x70,
 	NAMES(openresty_20230119_ffid_names),
 };
 

@@ -297,3 +297,15 @@ const char *vm_prog_end(struct vm_prog *p, struct vmstack_vm_desc4 *d)
 	d->nr_consts = p->nr_consts;
 	return NULL;
 }
+
+const char *vm_prog_end_loop(struct vm_prog *p, struct vmstack_vm_desc4 *d, uint64_t start,
+			     uint64_t end)
+{
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
+	d->ranges[0].start = start;
+	d->ranges[0].end = end;
+	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	return vm_prog_end(p, d);
+}

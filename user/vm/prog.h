@@ -76,4 +76,13 @@ void vm_prog_insn(struct vm_prog *p, int op, int dst, int src, int32_t imm);
  */
 const char *vm_prog_end(struct vm_prog *p, struct vmstack_vm_desc4 *d);
 
+/*
+ * The whole descriptor of an interpreter loop written in plain C whose
+ * code is [@start, @end), running @p: @d zeroed, F4_NATIVE_STEP (its
+ * native frame left by its own unwind rules), up to VMSTACK_VM_MAX_FRAMES
+ * frames an activation, then vm_prog_end()'s answer.
+ */
+const char *vm_prog_end_loop(struct vm_prog *p, struct vmstack_vm_desc4 *d, uint64_t start,
+			     uint64_t end);
+
 #endif

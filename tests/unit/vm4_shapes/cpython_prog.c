@@ -195,31 +195,11 @@ static void prog_on_shape(const struct cpython_layout *L, int32_t shim_sp)
 
 	/* The thread on no list: each activation's native frame stays, marked. */
 	fake_put64(x.tstate + L->ts_native_tid, SHAPE_TID + 2);
-	{
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
-			SHAPE_MAIN_RA,
-		};
-
-		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
-		CHECK(w.flags == VMSTACK_SF_VM_BROKEN);
-	}
+	shape_walk_check_stateless(&d, &w);
+	CHECK(w.flags == VMSTACK_SF_VM_BROKEN);
 	/* A list that loops: the search ends (THREADS_MAX), the same way. */
 	fake_put64(x.tstate + L->ts_next, x.other);
-	{
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
-			SHAPE_MAIN_RA,
-		};
-
-		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
-	}
+	shape_walk_check_stateless(&d, &w);
 	fake_put64(x.tstate + L->ts_next, 0);
 	fake_put64(x.tstate + L->ts_native_tid, SHAPE_TID);
 
@@ -352,17 +332,7 @@ static void frame_object_prog(const struct cpython_layout *L, int32_t lasti)
 	}
 	/* Not on the list: marked, the native frames stay. */
 	fake_put64(ts + L->ts_thread_id, 1);
-	{
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
-			SHAPE_MAIN_RA,
-		};
-
-		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
-	}
+	shape_walk_check_stateless(&d, &w);
 }
 
 /* 3.10's f_lasti in code units, 3.9's in bytes: the same instruction. */

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "shape.h"
-#include "file.h"
 #include "util.h"
 #include "vm/php/php.h"
 #include "vm/runtime.h"
@@ -163,28 +162,10 @@ static int php_has_opcache(void)
 	return !access("/usr/lib/php/20220829/opcache.so", R_OK);
 }
 
-/* The php8.2 mapping holding execute_ex, as the recorder would find it. */
+/* Detection on the php8.2 mapping holding execute_ex, as the recorder would find it. */
 static enum vmstack_detect live_detect(int pid, struct vmstack_vm_found *found, char *why)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
-	enum vmstack_detect v = VMSTACK_DETECT_NO;
-	char path[64], line[512];
-	struct vmstack_map m;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
-		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, "php8.2"))
-			continue;
-		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
-		memset(found, 0, sizeof(*found));
-		v = rt->detect(&m, pid, found, why, 256);
-		vmstack_file_put(m.file);
-	}
-	if (f)
-		fclose(f);
-	return v;
+	return shape_live_detect(pid, "php", "php8.2", found, why);
 }
 
 /*
@@ -232,7 +213,7 @@ static const struct live_case live_generator = {
 	2, 1, { "gen", "{closure}" }, { 3, 5 },
 };
 
-/* Run @c's script, walk its frames with the program on its copied memory, name them. */
+/* Run @c's script, walk its frames with the program on its memory, name them. */
 static void live_walk(const struct live_case *c)
 {
 	static struct vmstack_vm_desc4 d;
@@ -240,8 +221,9 @@ static void live_walk(const struct live_case *c)
 	const struct vmstack_runtime *rt = vmstack_runtime_find("php");
 	const struct php_layout *L = php_layout_of("8.2.");
 	struct vmstack_vm_found found;
+	struct vmstack_name_buf nb;
 	struct vmstack_walk w;
-	u64 eg, ex, fn, ips[64];
+	u64 eg, ips[64];
 	unsigned int k, got, users = 0;
 	char why[256];
 	int pid;
@@ -259,30 +241,15 @@ static void live_walk(const struct live_case *c)
 	CHECK(live_detect(pid, &found, why) == VMSTACK_DETECT_YES);
 	if (found.prog) {
 		eg = found.desc4.consts[0];
-		/* The program's reads: executor_globals, the frames, their functions. */
+		/* The program's reads (executor_globals, the frames, their functions): php8.2's. */
 		shape_mem();
-		CHECK(!shape_copy_live(pid, eg));
-		CHECK(!read_target(pid, eg + L->eg_current_execute_data, &ex, 8));
-		for (k = 0; ex && k < 16; k++) {
-			CHECK(!shape_copy_live(pid, ex));
-			CHECK(!read_target(pid, ex + L->ex_func, &fn, 8));
-			CHECK(!fn || !shape_copy_live(pid, fn));
-			CHECK(!read_target(pid, ex + L->ex_prev, &ex, 8));
-		}
+		fake_mem_process(pid);
 		php_prog(&p, L, eg);
 		shape_desc(&d, &p);
 		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
 		CHECK(w.flags == VMSTACK_SF_VM);
-		for (k = 0; k < got && users < c->n; k++) {
-			struct vmstack_name_buf nb;
-			struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
-
-			if (!vmstack_is_vmw(ips[k]))
-				continue;
-			fr.value = ips[k] & VMSTACK_VMW_VALUE_MASK;
-			fr.pc = ips[++k];
-			memset(&nb, 0, sizeof(nb));
-			CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		for (k = 0; users < c->n && shape_next_named(rt, found.build, pid, ips, got, &k, &nb);
+		     k++) {
 			CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
 			      strstr(nb.file, "unit-php-live.php"));
 			if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])

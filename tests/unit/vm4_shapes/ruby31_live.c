@@ -4,7 +4,7 @@
  * block (C -> Ruby -> C -> Ruby): detection on the process (libruby its
  * first TLS module), the execution context where the program looks for
  * it (fs base + the offset detection computed, the fs base read with
- * ptrace), the program on the process's copied memory, and the namer on
+ * ptrace), the program on the process's memory, and the namer on
  * what it shows. Skipped when ruby3.1 is absent.
  */
 #include <signal.h>
@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "shape.h"
-#include "file.h"
 #include "util.h"
 #include "vm/ruby/ruby.h"
 #include "vm/runtime.h"
@@ -44,29 +43,6 @@ static const char ruby_script[] =
 	"$go = true\n"
 	"top\n";
 
-static enum vmstack_detect ruby_live_detect(int pid, struct vmstack_vm_found *found, char *why)
-{
-	const struct vmstack_runtime *rt = vmstack_runtime_find("ruby");
-	enum vmstack_detect v = VMSTACK_DETECT_NO;
-	char path[64], line[512];
-	struct vmstack_map m;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
-		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, "libruby"))
-			continue;
-		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
-		memset(found, 0, sizeof(*found));
-		v = rt->detect(&m, pid, found, why, 256);
-		vmstack_file_put(m.file);
-	}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* The main thread's fs base, the process stopped (0 if ptrace is refused). */
 static u64 stopped_fs_base(int pid)
 {
@@ -90,6 +66,7 @@ UNIT_TEST(ruby31_live_sort_by)
 	const struct vmstack_runtime *rt = vmstack_runtime_find("ruby");
 	const struct ruby_layout *L = ruby_layout_of("3.1.2");
 	struct vmstack_vm_found found;
+	struct vmstack_name_buf nb;
 	struct vmstack_walk w;
 	char why[256] = "", ready[8] = "";
 	u64 fs, ec = 0, stack = 0, ips[64];
@@ -117,7 +94,7 @@ UNIT_TEST(ruby31_live_sort_by)
 	out = fdopen(fds[0], "r");
 	CHECK(out && fgets(ready, sizeof(ready), out) && !strcmp(ready, "ready\n"));
 	usleep(100000);	/* into sleep */
-	CHECK(ruby_live_detect(pid, &found, why) == VMSTACK_DETECT_YES);
+	CHECK(shape_live_detect(pid, "ruby", "libruby", &found, why) == VMSTACK_DETECT_YES);
 	fs = stopped_fs_base(pid);
 	CHECK(fs != 0);
 	if (found.prog && fs) {
@@ -131,22 +108,14 @@ UNIT_TEST(ruby31_live_sort_by)
 		CHECK(!read_target(pid, fs + (u64)(int64_t)tls_ec, &ec, 8) && ec);
 		CHECK(!read_target(pid, ec + L->ec_vm_stack, &stack, 8) && stack);
 		shape_mem();
-		CHECK(!shape_copy_live(pid, ec) && !shape_copy_live(pid, stack));
+		fake_mem_process(pid);
 		fake_put64(SHAPE_FS + (u64)(int64_t)tls_ec, ec);
 		ruby_prog(&p, L, tls_ec);
 		shape_desc(&d, &p);
 		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
 		CHECK(w.flags == VMSTACK_SF_VM);
-		for (k = 0; k < got && users < 5; k++) {
-			struct vmstack_name_buf nb;
-			struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
-
-			if (!vmstack_is_vmw(ips[k]))
-				continue;
-			fr.value = ips[k] & VMSTACK_VMW_VALUE_MASK;
-			fr.pc = ips[++k];
-			memset(&nb, 0, sizeof(nb));
-			CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		for (k = 0; users < 5 && shape_next_named(rt, found.build, pid, ips, got, &k, &nb);
+		     k++) {
 			CHECK(!strcmp(nb.function, want_fn[users]) && nb.line == want_line[users] &&
 			      nb.start_line == want_start[users] && strstr(nb.file, "unit-ruby-live.rb"));
 			if (strcmp(nb.function, want_fn[users]) || nb.line != want_line[users])

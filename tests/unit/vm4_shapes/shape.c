@@ -4,12 +4,11 @@
  * native sandwich, the walk and the comparison of its words.
  */
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "shape.h"
+#include "file.h"
 #include "maps.h"
-#include "util.h"
 
 #define STACK	0x7ff000000000UL
 #define HEAP	0x7f1200000000UL	/* a library's data and the heap: 64-bit addresses */
@@ -19,9 +18,6 @@ static u64 heap_next;
 unsigned int shape_tid = SHAPE_TID;
 u64 shape_tls = SHAPE_FS;
 u64 shape_bp_at[8];
-/* The live process's mappings copied since shape_mem(): start, end. */
-static u64 copied[10];
-static unsigned int ncopied;
 
 void shape_mem(void)
 {
@@ -34,7 +30,6 @@ void shape_mem(void)
 	shape_tid = SHAPE_TID;
 	shape_tls = SHAPE_FS;
 	memset(shape_bp_at, 0, sizeof(shape_bp_at));
-	ncopied = 0;
 }
 
 u64 shape_alloc(u64 size)
@@ -74,13 +69,7 @@ void shape_desc(struct vmstack_vm_desc4 *d, struct vm_prog *p)
 {
 	const char *err;
 
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = SHAPE_VM_LO;
-	d->ranges[0].end = SHAPE_VM_HI;
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	err = vm_prog_end(p, d);
+	err = vm_prog_end_loop(p, d, SHAPE_VM_LO, SHAPE_VM_HI);
 	if (err)
 		fprintf(stderr, "  %s\n", err);
 	CHECK(err == NULL);
@@ -132,6 +121,19 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 	shape_walk_from(d, w, SHAPE_LEAF, 0, NULL, want, n);
 }
 
+void shape_walk_check_stateless(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w)
+{
+	const u64 want[] = {
+		SHAPE_LEAF,
+		shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
+		SHAPE_MID1_RA, SHAPE_MID2_RA,
+		shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
+		SHAPE_MAIN_RA,
+	};
+
+	shape_walk_check(d, w, want, sizeof(want) / sizeof(want[0]));
+}
+
 void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,
 		     unsigned int frame, const unsigned long *regs, const u64 *want,
 		     unsigned int n)
@@ -152,41 +154,43 @@ void shape_walk_from(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u
 			i < got ? ips[i] : 0, i < n ? want[i] : 0);
 }
 
-int shape_copy_live(int pid, u64 addr)
+enum vmstack_detect shape_live_detect(int pid, const char *runtime, const char *path_part,
+				      struct vmstack_vm_found *found, char *why)
 {
+	const struct vmstack_runtime *rt = vmstack_runtime_find(runtime);
+	enum vmstack_detect v = VMSTACK_DETECT_NO;
 	char path[64], line[512];
 	struct vmstack_map m;
-	unsigned int i;
 	FILE *f;
-	int ret = -1;
 
-	for (i = 0; i < ncopied; i += 2)
-		if (addr >= copied[i] && addr < copied[i + 1])
-			return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned char *buf;
-		u64 a, v;
-
-		if (vmstack_map_parse(line, &m) || addr < m.start || addr >= m.end ||
-		    m.end - m.start > (64 << 20) || ncopied + 2 > sizeof(copied) / sizeof(copied[0]))
+	while (f && v == VMSTACK_DETECT_NO && fgets(line, sizeof(line), f)) {
+		if (vmstack_map_parse(line, &m) || m.perms[2] != 'x' || !strstr(m.path, path_part))
 			continue;
-		buf = malloc(m.end - m.start);
-		if (buf && !read_target(pid, m.start, buf, m.end - m.start)) {
-			fake_mem_map(m.start, m.end - m.start);
-			for (a = 0; a < m.end - m.start; a += 8) {
-				memcpy(&v, buf + a, 8);
-				if (v)
-					fake_put64(m.start + a, v);
-			}
-			copied[ncopied++] = m.start;
-			copied[ncopied++] = m.end;
-			ret = 0;
-		}
-		free(buf);
+		m.file = vmstack_file_get(m.dev, m.inode, m.path, pid);
+		memset(found, 0, sizeof(*found));
+		v = rt->detect(&m, pid, found, why, 256);
+		vmstack_file_put(m.file);
 	}
 	if (f)
 		fclose(f);
-	return ret;
+	return v;
+}
+
+bool shape_next_named(const struct vmstack_runtime *rt, const void *build, int pid,
+		      const u64 *ips, unsigned int n, unsigned int *k,
+		      struct vmstack_name_buf *nb)
+{
+	struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
+
+	while (*k < n && !vmstack_is_vmw(ips[*k]))
+		(*k)++;
+	if (*k >= n)
+		return false;
+	fr.value = ips[*k] & VMSTACK_VMW_VALUE_MASK;
+	fr.pc = ips[++*k];
+	memset(nb, 0, sizeof(*nb));
+	CHECK(!rt->namer(build, pid, &fr, nb));
+	return true;
 }

@@ -16,6 +16,7 @@
 #include "fake_mem.h"
 #include "unit.h"
 #include "vm/prog.h"
+#include "vm/runtime.h"
 #include "vm_prog.h"
 
 /* The interpreter loop's code: the VM's one entry range. */
@@ -72,6 +73,13 @@ void shape_walk_check(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w,
 		      const u64 *want, unsigned int n);
 
 /*
+ * The same where neither activation finds its VM's state (a thread the
+ * runtime does not know): each loop's native frame stays, after a
+ * BROKEN STATE word, and no VM frame is shown.
+ */
+void shape_walk_check_stateless(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w);
+
+/*
  * The same from a sample at @ip in native frame @frame of the sandwich (1:
  * the inner loop itself), with the sampled registers @regs (by enum
  * vmstack_vm_reg; RBP is the frame's, set here).
@@ -88,10 +96,23 @@ unsigned int shape_walk_ips(const struct vmstack_vm_desc4 *d, struct vmstack_wal
 			    u64 *ips, unsigned int max);
 
 /*
- * Copy the mapping of live process @pid that holds @addr into the fake
- * memory, at its own address (once; at most 5 mappings): 0, or -1.
+ * Runtime @runtime's detection on live process @pid, on the first
+ * executable mapping whose path holds @path_part that it does not refuse,
+ * as the recorder would run it: what it found in @found, why not in @why
+ * (256 bytes).
  */
-int shape_copy_live(int pid, u64 addr);
+enum vmstack_detect shape_live_detect(int pid, const char *runtime, const char *path_part,
+				      struct vmstack_vm_found *found, char *why);
+
+/*
+ * The next VM frame of a walk's words @ips (@n of them) from ips[*k] on,
+ * named by runtime @rt's namer for @build of process @pid into @nb
+ * (zeroed first; a namer that fails is a failed CHECK): true, *k left at
+ * the frame's pc word; false when no VM frame is left.
+ */
+bool shape_next_named(const struct vmstack_runtime *rt, const void *build, int pid,
+		      const u64 *ips, unsigned int n, unsigned int *k,
+		      struct vmstack_name_buf *nb);
 
 /* The walk alone: the merged ips[] (at most @max) in @ips, and their count. */
 unsigned int shape_walk_at(const struct vmstack_vm_desc4 *d, struct vmstack_walk *w, u64 ip,

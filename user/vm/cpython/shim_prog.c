@@ -167,11 +167,5 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	vm_prog_bind(&p, nostate);
 	leave(&p, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
 
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = a->code_start;
-	d->ranges[0].end = a->code_end;
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	return vm_prog_end(&p, d);
+	return vm_prog_end_loop(&p, d, a->code_start, a->code_end);
 }

@@ -259,21 +259,15 @@ static enum vmstack_detect php_detect(const struct vmstack_map *m, int pid,
 		return VMSTACK_DETECT_UNKNOWN;
 	}
 	php_prog(&p, L, eg.st_value + bias);
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = ex.st_value + bias;
-	d->ranges[0].end = ex.st_value + ex.st_size + bias;
+	err = vm_prog_end_loop(&p, d, ex.st_value + bias, ex.st_value + ex.st_size + bias);
+	if (err) {
+		snprintf(why, len, "PHP %s: its program does not assemble: %s", ver, err);
+		return VMSTACK_DETECT_UNKNOWN;
+	}
 	if (!cold_part(elf, &ex, &cold_lo, &cold_hi) && cold_lo >= lo &&
 	    cold_hi <= lo + (m->end - m->start)) {
 		d->ranges[1].start = cold_lo + bias;
 		d->ranges[1].end = cold_hi + bias;
-	}
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	err = vm_prog_end(&p, d);
-	if (err) {
-		snprintf(why, len, "PHP %s: its program does not assemble: %s", ver, err);
-		return VMSTACK_DETECT_UNKNOWN;
 	}
 	f->prog = true;
 	f->build = b;

@@ -255,13 +255,7 @@ static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 	/* glibc's first static TLS module: its block ends at the fs base. */
 	ruby_prog(&p, L, (int32_t)(ec.st_value - ((memsz + align - 1) / align) * align));
 	bias = m->start - lo;
-	memset(d, 0, sizeof(*d));
-	d->size = sizeof(*d);
-	d->flags = VMSTACK_VM4_F_NATIVE_STEP;
-	d->ranges[0].start = core_lo + bias;
-	d->ranges[0].end = core_hi + bias;
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
-	err = vm_prog_end(&p, d);
+	err = vm_prog_end_loop(&p, d, core_lo + bias, core_hi + bias);
 	if (err) {
 		snprintf(why, len, "Ruby %s: its program does not assemble: %s", ver, err);
 		return VMSTACK_DETECT_UNKNOWN;
