@@ -459,7 +459,7 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 {
 	struct vmstack_name n;
 
-	vmstack_process_name(s, f, &n, buf, len);
+	vmstack_process_name(s, f, NULL, &n, buf, len);
 	return n.function;
 }
 
@@ -467,7 +467,8 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, "first", false }, b = { name_a, "second", false };
+	struct vmstack_vm_namer a = { name_a, NULL, "first", false },
+				b = { name_a, NULL, "second", false };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
@@ -475,8 +476,8 @@ UNIT_TEST(vm_namers_per_vm)
 	f1.vm = 1;
 	vmstack_process_set_vm_namer(s, 0, &a);
 	vmstack_process_set_vm_namer(s, 1, &b);
-	vmstack_process_note_vm(s, &f0);
-	vmstack_process_note_vm(s, &f1);
+	vmstack_process_note_vm(s, &f0, NULL);
+	vmstack_process_note_vm(s, &f1, NULL);
 	CHECK(!strcmp(function_of(s, &f0, buf, sizeof(buf)), "first:10"));
 	CHECK(!strcmp(function_of(s, &f1, buf, sizeof(buf)), "second:10"));
 	vmstack_process_free(s);

@@ -4,7 +4,8 @@
  * interpreters: Debian's lua5.1, lua5.3 and lua5.4 run a script whose
  * functions, called as a global, a method, a field, a local and an
  * upvalue, each write what debug.getinfo(2, "n") calls them (the name
- * their caller's call gives them) to a file; the innermost spins. The
+ * their caller's call gives them) to a file; the innermost, tail called
+ * (Lua names it not), spins. The
  * test stops the interpreter in its loop, finds the frames (5.1, 5.3: the
  * runtime's own program through the walker; 5.4: its CallInfo chain from
  * rbp, as its descriptor says) and names each from the frame below it
@@ -30,14 +31,19 @@
 
 #define SCRIPT	"build/unit-lua-names.lua"
 #define NAMES	"build/unit-lua-names.txt"
-#define NCALLS	5
+#define NCALLS	6
+#define NFRAMES	5
 
-/* The calls g, m, f, l2, u, outermost first; u spins at line 3. */
+/*
+ * The calls g, m, f, l2, t, then u (by a tail call, in t's place),
+ * outermost first; u spins at line 3.
+ */
 static const char script[] =
 	"local out = io.open(arg[1], 'w')\n"
 	"local function me() out:write(tostring(debug.getinfo(2, 'n').name), '\\n') out:flush() end\n"
 	"local function u() me() local i = 0 while true do i = i + 1 end end\n"
-	"local function l() me() u() end\n"
+	"local function t() me() return u() end\n"
+	"local function l() me() t() end\n"
 	"mod = {}\n"
 	"function mod.f() me() local l2 = l; l2() end\n"
 	"local obj = {}\n"
@@ -67,7 +73,8 @@ static void by_program(const struct vmstack_vm_found *found, pid_t pid, struct f
  * 5.4.4 (its descriptor's facts): rbp is the running CallInfo; each has
  * its function's slot (a TValue: the LClosure, tag 0x46; its Proto at
  * 0x18), savedpc at 0x20, previous at 0x10, callstatus at 0x3e (the
- * activation ends at CIST_FRESH, 4).
+ * activation ends at CIST_FRESH, 4; CIST_TAIL, 0x20, marks the pc as
+ * the 5.1 and 5.3 programs do).
  */
 static void by_chain(const struct vmstack_vm_found *found, pid_t pid, struct frames *fr)
 {
@@ -85,6 +92,8 @@ static void by_chain(const struct vmstack_vm_found *found, pid_t pid, struct fra
 		    read_target(pid, ci + 0x20, &fr->pc[fr->n], 8) ||
 		    read_target(pid, ci + 0x3e, &status, 2) || read_target(pid, ci + 0x10, &ci, 8))
 			return;
+		if (status & 0x20)
+			fr->pc[fr->n] |= VMSTACK_LUA_PC_TAIL;
 	}
 }
 
@@ -123,19 +132,24 @@ static void names_live(const char *rt_name, const char *interp, const struct lua
 		want[k][strcspn(want[k], "\n")] = 0;
 	if (f)
 		fclose(f);
-	CHECK(k == NCALLS && fr.n > NCALLS);
-	/* Frame k (leaf first) is call NCALLS - 1 - k, named by frame k + 1. */
-	for (k = 0; k < NCALLS && k + 1 < fr.n; k++) {
-		if (vmstack_lua_callee_name(C, pid, fr.proto[k + 1], fr.pc[k + 1], got,
-					    sizeof(got)))
-			snprintf(got, sizeof(got), "(none)");
-		ok += !strcmp(got, want[NCALLS - 1 - k]);
-		if (strcmp(got, want[NCALLS - 1 - k]))
+	CHECK(k == NCALLS && fr.n > NFRAMES);
+	/* Frame k (leaf first: u, l, f, m, g) is named by frame k + 1. */
+	for (k = 0; k < NFRAMES && k + 1 < fr.n; k++) {
+		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = fr.proto[k], .pc = fr.pc[k] };
+		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = fr.proto[k + 1], .pc = fr.pc[k + 1] };
+		const char *lua = want[k ? NFRAMES - 1 - k : NCALLS - 1];
+
+		if (vmstack_lua_site_name(C, pid, &callee, &caller, got, sizeof(got)))
+			snprintf(got, sizeof(got), "nil");
+		ok += !strcmp(got, lua);
+		if (strcmp(got, lua))
 			fprintf(stderr, "  %s: frame %u named %s, Lua says %s\n", interp, k, got,
-				want[NCALLS - 1 - k]);
+				lua);
 	}
-	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NCALLS);
-	CHECK(ok == NCALLS);
+	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NFRAMES);
+	CHECK(ok == NFRAMES);
 	CHECK(fr.n && vmstack_lua_current_line(C, pid, fr.proto[0], fr.pc[0]) == 3);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

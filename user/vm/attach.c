@@ -22,7 +22,7 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 {
 	static struct vmstack_vm_desc4 compiled;	/* 2 KB: not on the stack */
 	const char *why;
-	struct vmstack_vm_namer namer = { rt->namer, build, rt->names_by_pc };
+	struct vmstack_vm_namer namer = { rt->namer, rt->site_namer, build, rt->names_by_pc };
 	size_t len = strlen(a->label);
 	char msg[256];
 

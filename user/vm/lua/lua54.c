@@ -25,7 +25,7 @@
 
 #include "unwind/cfi.h"
 #include "elf_facts.h"
-#include "vm/lua/lua_name.h"
+#include "vm/lua/lua_code.h"
 #include "vm/lua/lua_version.h"
 #include "vm/runtime.h"
 #include "file.h"
@@ -222,42 +222,11 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	return VMSTACK_DETECT_YES;
 }
 
-/* "SOURCE:LINEDEFINED" (user/vm/lua_name.h) of the function whose Proto is the frame's value. */
 static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
 		      struct vmstack_name_buf *out)
 {
-	const struct lua54_layout *L = build;
-	uint64_t proto = f->value, src, slen = 0;
-	uint8_t tt, shr;
-	int32_t first;
-	char name[200];
-
-	if (f->kind != VMSTACK_FRAME_SCRIPT)
-		return -1;
-	if (read_target(pid, proto + L->p_source, &src, 8) ||
-	    read_target(pid, proto + L->p_linedefined, &first, 4))
-		return -1;
-	/* A stripped dump has no source (lua_getinfo says "=?"). */
-	if (!src) {
-		vmstack_lua_name(out, "", "=?", first);
-		return 0;
-	}
-	if (read_target(pid, src + L->gc_tt, &tt, 1) || (tt & 0x0f) != L->vshrstr)
-		return -1;
-	if (tt == L->vshrstr) {
-		if (read_target(pid, src + L->ts_shrlen, &shr, 1))
-			return -1;
-		slen = shr;
-	} else if (read_target(pid, src + L->ts_lnglen, &slen, 8)) {
-		return -1;
-	}
-	if (slen >= sizeof(name))
-		slen = sizeof(name) - 1;
-	if (read_target(pid, src + L->ts_contents, name, slen))
-		return -1;
-	name[slen] = 0;
-	vmstack_lua_name(out, "", name, first);
-	return 0;
+	(void)build;	/* one version: its code facts */
+	return vmstack_lua_frame_name(&vmstack_lua54_code, pid, f, out);
 }
 
 const struct vmstack_runtime vmstack_rt_lua54 = {
@@ -267,4 +236,5 @@ const struct vmstack_runtime vmstack_rt_lua54 = {
 	.help = "Lua 5.4 in any mapped file of a known version (5.4.4)",
 	.detect = lua54_detect,
 	.namer = lua54_name,
+	.names_by_pc = true,
 };

@@ -336,6 +336,7 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	enum found got = NONE;
 	int pc, kind;
 
+	savedpc &= ~(uint64_t)3;	/* what the programs mark there */
 	if (read_target(pid, proto + C->p_code, &code, 8) ||
 	    read_target(pid, proto + C->p_sizecode, &size, 4) || size <= 0 || size > MAX_CODE ||
 	    savedpc < code + 4 || (savedpc - code) % 4 || (savedpc - code) / 4 > (uint64_t)size)
@@ -357,4 +358,14 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	free(ins);
 	free(c.loc);
 	return got == NONE || c.bad ? -1 : 0;
+}
+
+int vmstack_lua_site_name(const struct lua_code_facts *C, int pid,
+			  const struct vmstack_frame *callee,
+			  const struct vmstack_frame *caller, char *out, size_t len)
+{
+	/* Lua names no function a tail call put where its caller's call was. */
+	if (callee->pc & VMSTACK_LUA_PC_TAIL)
+		return -1;
+	return vmstack_lua_callee_name(C, pid, caller->value, caller->pc, out, len);
 }

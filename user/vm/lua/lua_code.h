@@ -17,7 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame.h"
 #include "vm/lua/lua_proto.h"
+
+/*
+ * In a frame's PC word (its saved pc, 4-byte aligned): the frame was
+ * tail called, so the call its caller is at called another function
+ * (5.1's ci->tailcalls, 5.3's and 5.4's CIST_TAIL), which the runtimes'
+ * programs mark there.
+ */
+#define VMSTACK_LUA_PC_TAIL	1
 
 /* What an opcode does, as far as naming goes. */
 enum lua_op_kind {
@@ -68,6 +77,22 @@ extern const struct lua_code_facts vmstack_lua51_code, vmstack_lua53_code,
  */
 int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t proto,
 			    uint64_t savedpc, char *out, size_t len);
+
+/*
+ * The runtimes' site_namer (vm/runtime.h): what script frame @caller
+ * calls @callee, its Proto and saved pc the frames' value and pc; -1 for
+ * a callee tail called.
+ */
+int vmstack_lua_site_name(const struct lua_code_facts *C, int pid,
+			  const struct vmstack_frame *callee,
+			  const struct vmstack_frame *caller, char *out, size_t len);
+
+/*
+ * The runtimes' namer: script frame @f as "CHUNK:LINEDEFINED"
+ * (lua_name.h), with the line it is at as its line. 0, or -1.
+ */
+int vmstack_lua_frame_name(const struct lua_code_facts *C, int pid,
+			   const struct vmstack_frame *f, struct vmstack_name_buf *out);
 
 /* The line of Proto @proto's activation at @savedpc, as currentline; -1 if not known. */
 int vmstack_lua_current_line(const struct lua_code_facts *C, int pid, uint64_t proto,

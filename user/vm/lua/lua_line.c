@@ -5,7 +5,8 @@
  * Proto's line information. 5.1 and 5.3 keep a line per instruction;
  * 5.4 keeps each instruction's difference from the one before (a signed
  * byte) and, every so often and where a difference does not fit, an
- * absolute line (abslineinfo: pc, line), from which it adds up.
+ * absolute line (abslineinfo: pc, line), from which it adds up. And a
+ * frame's name with that line, for the runtimes' namers.
  */
 #include <stdlib.h>
 
@@ -57,6 +58,7 @@ int vmstack_lua_current_line(const struct lua_code_facts *C, int pid, uint64_t p
 	int32_t size, line;
 	int pc;
 
+	savedpc &= ~(uint64_t)3;	/* what the programs mark there */
 	if (read_target(pid, proto + C->p_code, &code, 8) ||
 	    read_target(pid, proto + C->p_sizecode, &size, 4) || size <= 0 ||
 	    savedpc < code + 4 || (savedpc - code) % 4 || (savedpc - code) / 4 > (uint64_t)size)
@@ -68,4 +70,17 @@ int vmstack_lua_current_line(const struct lua_code_facts *C, int pid, uint64_t p
 	    read_target(pid, li + 4 * (uint64_t)pc, &line, 4))
 		return -1;
 	return line;
+}
+
+int vmstack_lua_frame_name(const struct lua_code_facts *C, int pid,
+			   const struct vmstack_frame *f, struct vmstack_name_buf *out)
+{
+	int line;
+
+	if (f->kind != VMSTACK_FRAME_SCRIPT || vmstack_lua_proto_name(&C->str, pid, f->value, out))
+		return -1;
+	line = f->pc ? vmstack_lua_current_line(C, pid, f->value, f->pc) : -1;
+	if (line > 0)
+		out->line = (uint32_t)line;
+	return 0;
 }
