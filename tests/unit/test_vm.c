@@ -41,8 +41,9 @@ static struct found detect(const struct vmstack_runtime *rt, const char *path)
 	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
 	r.verdict = rt->detect(&m, 0, &r.f, r.why, sizeof(r.why));
 	if (r.verdict == VMSTACK_DETECT_YES) {
-		r.lo = r.f.desc.code_start - MAP_START;
-		r.hi = r.f.desc.code_end - MAP_START;
+		/* An ABI 4 program's loop is its first range. */
+		r.lo = (r.f.prog ? r.f.desc4.ranges[0].start : r.f.desc.code_start) - MAP_START;
+		r.hi = (r.f.prog ? r.f.desc4.ranges[0].end : r.f.desc.code_end) - MAP_START;
 	}
 	vmstack_file_put(m.file);
 	return r;
@@ -266,7 +267,9 @@ UNIT_TEST(lua54_versions_found)
 	r = detect(l54, "/usr/bin/lua5.4");
 	CHECK(r.verdict == VMSTACK_DETECT_YES);
 	CHECK(r.lo == 0x1b3a0 && r.hi == 0x1ef0a);
-	CHECK(r.f.desc.link == VMSTACK_VM_LINK_POINTER && r.f.desc.top_reg == VMSTACK_VM_REG_RBP);
+	/* 5.3's program: the CallInfo in rbp (r2) first. */
+	CHECK(r.f.prog && r.f.desc4.prog[0].op == VMSTACK_VM4_MOV &&
+	      r.f.desc4.prog[0].regs == VMSTACK_VM4_REGS_OF(8, 2));
 	CHECK(!strcmp(r.f.build_name, "Lua 5.4.4"));
 	r = detect(l54, "/usr/lib/x86_64-linux-gnu/liblua5.4.so.0");
 	CHECK(r.verdict == VMSTACK_DETECT_YES);

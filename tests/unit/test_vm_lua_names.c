@@ -6,9 +6,8 @@
  * upvalue, each write what debug.getinfo(2, "n") calls them (the name
  * their caller's call gives them) to a file; the innermost, tail called
  * (Lua names it not), spins. The
- * test stops the interpreter in its loop, finds the frames (5.1, 5.3: the
- * runtime's own program through the walker; 5.4: its CallInfo chain from
- * rbp, as its descriptor says) and names each from the frame below it
+ * test stops the interpreter in its loop, finds the frames (the runtime's
+ * own program through the walker) and names each from the frame below it
  * (vmstack_lua_callee_name), and the spinning one's line
  * (vmstack_lua_current_line). Needs root and the interpreters: skipped
  * with a message without them.
@@ -56,7 +55,7 @@ struct frames {
 	unsigned int n;
 };
 
-/* 5.1, 5.3: the Lua frames the runtime's program shows, leaf first. */
+/* The Lua frames the runtime's program shows, leaf first. */
 static void by_program(const struct vmstack_vm_found *found, pid_t pid, struct frames *fr)
 {
 	static u64 ips[64];
@@ -67,34 +66,6 @@ static void by_program(const struct vmstack_vm_found *found, pid_t pid, struct f
 			fr->proto[fr->n] = ips[i] & VMSTACK_VMW_VALUE_MASK;
 			fr->pc[fr->n++] = ips[++i];
 		}
-}
-
-/*
- * 5.4.4 (its descriptor's facts): rbp is the running CallInfo; each has
- * its function's slot (a TValue: the LClosure, tag 0x46; its Proto at
- * 0x18), savedpc at 0x20, previous at 0x10, callstatus at 0x3e (the
- * activation ends at CIST_FRESH, 4; CIST_TAIL, 0x20, marks the pc as
- * the 5.1 and 5.3 programs do).
- */
-static void by_chain(const struct vmstack_vm_found *found, pid_t pid, struct frames *fr)
-{
-	struct user_regs_struct r;
-	uint64_t ci, func, cl;
-	uint16_t status = 0;
-	uint8_t tag;
-
-	if (lua_live_stop_in(pid, found->desc.code_start, found->desc.code_end, &r))
-		return;
-	for (ci = r.rbp; fr->n < 16 && !(status & 4); fr->n++) {
-		if (read_target(pid, ci, &func, 8) || read_target(pid, func + 8, &tag, 1) ||
-		    tag != 0x46 || read_target(pid, func, &cl, 8) ||
-		    read_target(pid, cl + 0x18, &fr->proto[fr->n], 8) ||
-		    read_target(pid, ci + 0x20, &fr->pc[fr->n], 8) ||
-		    read_target(pid, ci + 0x3e, &status, 2) || read_target(pid, ci + 0x10, &ci, 8))
-			return;
-		if (status & 0x20)
-			fr->pc[fr->n] |= VMSTACK_LUA_PC_TAIL;
-	}
 }
 
 static void names_live(const char *rt_name, const char *interp, const struct lua_code_facts *C)
@@ -123,10 +94,7 @@ static void names_live(const char *rt_name, const char *interp, const struct lua
 	memset(&found, 0, sizeof(found));
 	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
 	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	if (found.prog)
-		by_program(&found, pid, &fr);
-	else
-		by_chain(&found, pid, &fr);
+	by_program(&found, pid, &fr);
 	f = fopen(NAMES, "r");
 	for (k = 0; f && k < NCALLS && fgets(want[k], sizeof(want[k]), f); k++)
 		want[k][strcspn(want[k], "\n")] = 0;
