@@ -485,3 +485,59 @@ UNIT_TEST(vm_namers_per_vm)
 	CHECK(!strcmp(function_of(s, &f1, buf, sizeof(buf)), "second:10"));
 	vmstack_process_free(s);
 }
+
+/* A call-site namer: the caller at PC 0x40 calls its callee "callee". */
+static int site_a(const void *build, int pid, const struct vmstack_frame *callee,
+		  const struct vmstack_frame *caller, char *out, size_t len)
+{
+	(void)build, (void)pid, (void)callee;
+	if (caller->pc != 0x40)
+		return -1;
+	snprintf(out, len, "callee");
+	return 0;
+}
+
+/*
+ * A frame its caller names is that name at its own line; the same frame
+ * under another call, or with no VM frame below it, keeps its own name.
+ * The frames come from a stack: vmstack_frames_caller() finds the caller.
+ */
+UNIT_TEST(vm_call_site_names)
+{
+	struct vmstack_process *s = vmstack_process_new(getpid());
+	struct vmstack_vm_namer a = { name_a, site_a, "own", true };
+	const uint64_t ips[] = {
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x40,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x44,
+		0x401000,
+	};
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f, caller;
+	const char *want[] = { "callee", "own:20", "own:10", "own:20", NULL };
+	struct vmstack_name n;
+	char buf[64];
+	int k;
+
+	vmstack_process_set_vm_namer(s, 0, &a);
+	for (k = 0; k < 2; k++) {	/* note at intake, then name at output */
+		int i = 0;
+
+		vmstack_frames_start(&it, ips, 0, sizeof(ips) / sizeof(ips[0]), 0);
+		while (vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT) {
+			const struct vmstack_frame *c = vmstack_frames_caller(&it, &f, &caller);
+
+			if (!k) {
+				vmstack_process_note_vm(s, &f, c);
+				continue;
+			}
+			vmstack_process_name(s, &f, c, &n, buf, sizeof(buf));
+			CHECK(want[i] && !strcmp(n.function, want[i]));
+			CHECK(!!(n.flags & VMSTACK_NAME_AT_LINE) == (i == 0));
+			i++;
+		}
+		CHECK(!k || i == 4);
+	}
+	vmstack_process_free(s);
+}
