@@ -47,7 +47,8 @@ static const char script[] =
 /*
  * Stop @pid, running the script in @file (mapped as @code), in its loop
  * and walk: the first VM frames shown are spin and cmp, named CHUNK:1
- * and CHUNK:5.
+ * and CHUNK:5; cmp is at line 6, calling spin, which its call names
+ * "spin" (an upvalue, as debug.getinfo says).
  */
 static void live_walk(const char *rt_name, pid_t pid, const char *code, const char *chunk)
 {
@@ -55,8 +56,10 @@ static void live_walk(const char *rt_name, pid_t pid, const char *code, const ch
 	static struct vmstack_vm_found found;
 	struct vmstack_map m = { 0 };
 	static u64 ips[64];
+	struct vmstack_frame fr[2] = { { .kind = VMSTACK_FRAME_SCRIPT },
+				       { .kind = VMSTACK_FRAME_SCRIPT } };
 	unsigned int n, i, k = 0;
-	char why[256], want[2][64];
+	char why[256], want[2][64], site[64];
 
 	CHECK(rt && !lua_live_code_map(pid, code, &m));
 	memset(&found, 0, sizeof(found));
@@ -67,22 +70,24 @@ static void live_walk(const char *rt_name, pid_t pid, const char *code, const ch
 	CHECK(n >= 4 && vmstack_is_vmw(ips[0]) && vmstack_is_vmw(ips[2]));
 	snprintf(want[0], sizeof(want[0]), "%s:1", chunk);
 	snprintf(want[1], sizeof(want[1]), "%s:5", chunk);
-	for (i = 0; i < n && k < 2; i++) {
-		struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
+	for (i = 0; i + 1 < n && k < 2; i++) {
 		struct vmstack_name_buf nb;
 
 		if (!vmstack_is_vmw(ips[i]) || vmstack_vmw_kind(ips[i]) != VMSTACK_VMW_SCRIPT)
 			continue;
-		fr.value = ips[i] & VMSTACK_VMW_VALUE_MASK;
+		fr[k].value = ips[i] & VMSTACK_VMW_VALUE_MASK;
+		fr[k].pc = ips[++i];
 		memset(&nb, 0, sizeof(nb));
-		CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		CHECK(!rt->namer(found.build, pid, &fr[k], &nb));
 		if (strcmp(nb.function, want[k]))
 			fprintf(stderr, "  %s: frame %u is %s, not %s\n", code, k, nb.function,
 				want[k]);
 		CHECK(!strcmp(nb.function, want[k]));
+		CHECK(k == 0 || nb.line == 6);
 		k++;
-		i++;	/* its pc */
 	}
+	CHECK(k == 2 && !rt->site_namer(found.build, pid, &fr[0], &fr[1], site, sizeof(site)) &&
+	      !strcmp(site, "spin"));
 	if (k < 2)
 		fprintf(stderr, "  %s: %u of 2 Lua frames shown (%u words)\n", code, k, n);
 	CHECK(k == 2);

@@ -196,7 +196,11 @@ static int symbexec51(struct code *c, int lastpc, int reg)
 	return last;
 }
 
-/* 5.3's and 5.4's findsetreg. */
+/*
+ * 5.3's and 5.4's findsetreg. (5.4's first steps back over an MMBIN at
+ * lastpc, an instruction not run; no lastpc here is one: the calls, and
+ * the setters traced from them.)
+ */
 static int findsetreg(struct code *c, int lastpc, int reg)
 {
 	int pc, setreg = -1, jmptarget = 0;
