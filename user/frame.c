@@ -59,6 +59,16 @@ int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f)
 	return 1;
 }
 
+const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
+						  const struct vmstack_frame *f,
+						  struct vmstack_frame *caller)
+{
+	struct vmstack_frame_iter next = *it;
+
+	return f->kind == VMSTACK_FRAME_SCRIPT && vmstack_frames_next(&next, caller) &&
+	       caller->kind == VMSTACK_FRAME_SCRIPT && caller->vm == f->vm ? caller : NULL;
+}
+
 uint64_t vmstack_frame_word(const struct vmstack_frame *f)
 {
 	static const unsigned int vmw_of[VMSTACK_NR_FRAME_KINDS] = {

@@ -47,6 +47,15 @@ void vmstack_frames_start(struct vmstack_frame_iter *it, const uint64_t *ips,
 			  uint16_t flags);
 /* 1 and *f set, or 0 past the last frame. */
 int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f);
+/*
+ * @caller: the frame that calls script frame @f, the last one @it gave,
+ * when that is the next one and a script frame of the same VM; else NULL.
+ * Native code between them (a C function that called back, a VM entered
+ * afresh) leaves the call unknown.
+ */
+const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
+						  const struct vmstack_frame *f,
+						  struct vmstack_frame *caller);
 /* Is @kind a frame a VM produced (named by its runtime)? */
 int vmstack_frame_is_vm(enum vmstack_frame_kind kind);
 /* A VM frame's whole VM word (kind, VM, value): what its name is kept by. */

@@ -21,6 +21,7 @@ struct vmstack_process {
 	void *on_new_map_arg;
 	struct vmstack_vm_namer vm_namer[VMSTACK_VM_MAX];
 	struct vmstack_vm_names vm_names;
+	struct vmstack_vm_sites vm_sites;
 	bool mangled;		/* --no-demangle */
 };
 
@@ -46,6 +47,7 @@ void vmstack_process_free(struct vmstack_process *p)
 	vmstack_maps_free(&p->maps);
 	vmstack_symtab_free(&p->perf_map);
 	vmstack_vm_names_free(&p->vm_names);
+	vmstack_vm_sites_free(&p->vm_sites);
 	free(p);
 }
 
@@ -230,7 +232,31 @@ static uint64_t vm_name_pc(const struct vmstack_process *p, const struct vmstack
 	       f->kind == VMSTACK_FRAME_SCRIPT ? f->pc : 0;
 }
 
-void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_frame *f)
+/* The key of what @caller calls @f. */
+static struct vmstack_vm_site site_of(const struct vmstack_frame *f,
+				      const struct vmstack_frame *caller)
+{
+	return (struct vmstack_vm_site){ vmstack_frame_word(f), f->pc,
+					 vmstack_frame_word(caller), caller->pc };
+}
+
+/* What @caller's call names @f, kept: its runtime tells, "" if nothing can be known. */
+static void note_site(struct vmstack_process *p, const struct vmstack_frame *f,
+		      const struct vmstack_frame *caller)
+{
+	const struct vmstack_vm_namer *namer = &p->vm_namer[f->vm];
+	struct vmstack_vm_site s = site_of(f, caller);
+	char name[256];
+
+	if (vmstack_vm_sites_get(&p->vm_sites, &s))
+		return;
+	if (namer->site(namer->build, p->pid, f, caller, name, sizeof(name)))
+		name[0] = 0;
+	vmstack_vm_sites_put(&p->vm_sites, &s, name);
+}
+
+void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_frame *f,
+			     const struct vmstack_frame *caller)
 {
 	const struct vmstack_vm_namer *namer = &p->vm_namer[f->vm];
 	struct vmstack_name_buf b = { 0 };
@@ -238,8 +264,11 @@ void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_fra
 	struct vmstack_name n;
 
 	/* Markers, not frames of a function: nothing to name. */
-	if (f->kind == VMSTACK_FRAME_CUT || f->kind == VMSTACK_FRAME_UNVERIFIED || !namer->name ||
-	    vmstack_vm_names_get(&p->vm_names, word, pc))
+	if (f->kind == VMSTACK_FRAME_CUT || f->kind == VMSTACK_FRAME_UNVERIFIED || !namer->name)
+		return;
+	if (caller && namer->site)
+		note_site(p, f, caller);
+	if (vmstack_vm_names_get(&p->vm_names, word, pc))
 		return;
 	/* A freed or moved object reads as garbage or not at all: say so. */
 	if (namer->name(namer->build, p->pid, f, &b)) {
@@ -266,17 +295,43 @@ const struct vmstack_vm_names *vmstack_process_vm_names(const struct vmstack_pro
 	return &p->vm_names;
 }
 
-/* VM frame @f's name: the one kept, else what the frame says of itself. */
+void vmstack_process_add_vm_site(struct vmstack_process *p, const struct vmstack_vm_site *s,
+				 const char *name)
+{
+	vmstack_vm_sites_put(&p->vm_sites, s, name);
+}
+
+const struct vmstack_vm_sites *vmstack_process_vm_sites(const struct vmstack_process *p)
+{
+	return &p->vm_sites;
+}
+
+/*
+ * VM frame @f's name: the one kept, else what the frame says of itself.
+ * Where its caller's call names it, that is its function, shown at the
+ * line the kept name has.
+ */
 static void vm_name(struct vmstack_process *p, const struct vmstack_frame *f,
-		    struct vmstack_name *n, char *buf, size_t len)
+		    const struct vmstack_frame *caller, struct vmstack_name *n, char *buf,
+		    size_t len)
 {
 	const struct vmstack_name *kept =
 		f->kind == VMSTACK_FRAME_CUT || f->kind == VMSTACK_FRAME_UNVERIFIED ? NULL :
 		vmstack_vm_names_get(&p->vm_names, vmstack_frame_word(f), vm_name_pc(p, f));
+	struct vmstack_vm_site s;
+	const char *site = NULL;
 
+	if (kept && caller) {
+		s = site_of(f, caller);
+		site = vmstack_vm_sites_get(&p->vm_sites, &s);
+	}
 	if (kept) {
 		*n = *kept;
 		n->kind = f->kind;
+		if (site && site[0]) {
+			n->function = site;
+			n->flags |= VMSTACK_NAME_AT_LINE;
+		}
 	} else if (f->kind == VMSTACK_FRAME_SCRIPT) {
 		snprintf(buf, len, "0x%" PRIx64, f->value);
 	} else if (f->kind == VMSTACK_FRAME_BUILTIN) {
@@ -291,7 +346,8 @@ static void vm_name(struct vmstack_process *p, const struct vmstack_frame *f,
 }
 
 void vmstack_process_name(struct vmstack_process *p, const struct vmstack_frame *f,
-			  struct vmstack_name *n, char *buf, size_t len)
+			  const struct vmstack_frame *caller, struct vmstack_name *n, char *buf,
+			  size_t len)
 {
 	struct vmstack_where w;
 
@@ -308,6 +364,6 @@ void vmstack_process_name(struct vmstack_process *p, const struct vmstack_frame 
 		snprintf(buf, len, "[root]");
 		break;
 	default:
-		vm_name(p, f, n, buf, len);
+		vm_name(p, f, caller, n, buf, len);
 	}
 }

@@ -18,6 +18,7 @@
 #include "frame.h"
 #include "maps.h"
 #include "vm_names.h"
+#include "vm_sites.h"
 
 struct vmstack_process;
 
@@ -92,10 +93,13 @@ size_t vmstack_process_lines(struct vmstack_process *p, const struct vmstack_whe
 			     struct vmstack_name *names, size_t max);
 /*
  * The name of any frame (its kind says what it is) in @n; its strings are
- * in @buf, the file's or the process's, valid until the next call.
+ * in @buf, the file's or the process's, valid until the next call. A VM
+ * frame's @caller (vmstack_frames_caller(), or NULL) names it where its
+ * runtime names frames by their call: "NAME (FILE:LINE)".
  */
 void vmstack_process_name(struct vmstack_process *p, const struct vmstack_frame *f,
-			  struct vmstack_name *n, char *buf, size_t len);
+			  const struct vmstack_frame *caller, struct vmstack_name *n, char *buf,
+			  size_t len);
 
 /*
  * VM frames: each VM word (a script identity, a builtin function, a
@@ -106,13 +110,21 @@ void vmstack_process_name(struct vmstack_process *p, const struct vmstack_frame 
 struct vmstack_vm_namer {
 	int (*name)(const void *build, int pid, const struct vmstack_frame *f,
 		    struct vmstack_name_buf *out);
+	/* What a caller's call names the frame it calls, or NULL (vm/runtime.h). */
+	int (*site)(const void *build, int pid, const struct vmstack_frame *callee,
+		    const struct vmstack_frame *caller, char *out, size_t len);
 	const void *build;	/* the runtime's description of the build */
 	bool by_pc;		/* names differ by the frame's PC (lines): kept by word and PC */
 };
 void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 				  const struct vmstack_vm_namer *namer);
-/* Name VM frame @f now (while the process lives), if not named yet. */
-void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_frame *f);
+/*
+ * Name VM frame @f now (while the process lives), if not named yet, and
+ * what @caller (the VM frame below it, vmstack_frames_caller(), or NULL)
+ * calls it, where its runtime names frames so.
+ */
+void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_frame *f,
+			     const struct vmstack_frame *caller);
 /*
  * The names kept, by tagged word and PC, for saving and loading
  * recordings (@n's kind is the word's).
@@ -120,5 +132,9 @@ void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_fra
 void vmstack_process_add_vm_name(struct vmstack_process *p, uint64_t ident, uint64_t pc,
 				 const struct vmstack_name *n);
 const struct vmstack_vm_names *vmstack_process_vm_names(const struct vmstack_process *p);
+/* The call-site names kept, likewise. */
+void vmstack_process_add_vm_site(struct vmstack_process *p, const struct vmstack_vm_site *s,
+				 const char *name);
+const struct vmstack_vm_sites *vmstack_process_vm_sites(const struct vmstack_process *p);
 
 #endif

@@ -206,10 +206,12 @@ static uint32_t profile_map(struct vmstack_profile *p, const struct vmstack_map 
  * Frame @f of process @proc: its ids, leaf first, in @leaf (a native
  * frame with lines is its function and the calls inlined there, the
  * innermost first); returns how many. A new native frame gets its place
- * (mapping, address) from the same resolve that names it.
+ * (mapping, address) from the same resolve that names it. @caller: a
+ * VM frame's caller (vmstack_frames_caller()), or NULL.
  */
 static uint32_t frame_ids(struct vmstack_profile *p, struct vmstack_process *proc,
-			  const struct vmstack_frame *f, int lines, uint32_t *leaf)
+			  const struct vmstack_frame *f, const struct vmstack_frame *caller,
+			  int lines, uint32_t *leaf)
 {
 	struct vmstack_name names[VMSTACK_MAX_INLINE];
 	char buf[LINES_NAME_LEN];
@@ -218,7 +220,7 @@ static uint32_t frame_ids(struct vmstack_profile *p, struct vmstack_process *pro
 	size_t before;
 
 	if (f->kind != VMSTACK_FRAME_NATIVE) {
-		vmstack_process_name(proc, f, &names[0], buf, NAME_LEN);
+		vmstack_process_name(proc, f, caller, &names[0], buf, NAME_LEN);
 		leaf[0] = vmstack_profile_intern(p, &names[0]);
 		return 1;
 	}
@@ -299,7 +301,7 @@ static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
 		       const struct vmstack_name_opts *o, uint32_t *leaf, uint32_t *ids)
 {
 	struct vmstack_frame_iter it;
-	struct vmstack_frame f;
+	struct vmstack_frame f, caller;
 	uint32_t n = 0, nl = 0, nk = 0, k;
 	char root[NAME_LEN];
 
@@ -312,7 +314,8 @@ static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
 	vmstack_stack_frames(s, &it);
 	while (vmstack_frames_next(&it, &f)) {
 		nk += f.kind == VMSTACK_FRAME_KERNEL;
-		nl += frame_ids(p, src->proc, &f, o->lines, leaf + nl);
+		nl += frame_ids(p, src->proc, &f, vmstack_frames_caller(&it, &f, &caller),
+				o->lines, leaf + nl);
 	}
 	/* Root first: user frames outermost first, then kernel frames. */
 	for (k = nl; k > nk; k--)

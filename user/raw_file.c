@@ -15,8 +15,9 @@
  * 5: the rate and the lost samples (pprof's period and comments).
  * 6: the duration (flame graphs' totals), thread names (pprof's labels).
  * 7: VM names as their parts (function, file, lines), not as text.
+ * 8: call-site names (Lua's functions named by their callers' calls).
  */
-#define RAW_MAGIC "VMSTACK-RAW 7\n"
+#define RAW_MAGIC "VMSTACK-RAW 8\n"
 /* A name's part longer than any a namer gives: a corrupt file. */
 #define RAW_PART_MAX 65536
 
@@ -43,6 +44,16 @@ static int write_vm_name(void *arg, uint64_t ident, uint64_t pc,
 	       fputc('\n', f) == EOF;
 }
 
+static int write_vm_site(void *arg, const struct vmstack_vm_site *s, const char *name)
+{
+	FILE *f = arg;
+	size_t ln = strlen(name);
+
+	return fprintf(f, "%" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %zu ", s->callee,
+		       s->callee_pc, s->caller, s->caller_pc, ln) < 0 ||
+	       fwrite(name, 1, ln, f) != ln || fputc('\n', f) == EOF;
+}
+
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		      struct vmstack_process *proc,
 		      const struct vmstack_threads *threads,
@@ -59,6 +70,8 @@ int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 	      vmstack_process_write_maps(proc, f) ||
 	      fprintf(f, "vmnames %zu\n", vmstack_process_vm_names(proc)->n) < 0 ||
 	      vmstack_vm_names_each(vmstack_process_vm_names(proc), write_vm_name, f) ||
+	      fprintf(f, "vmsites %zu\n", vmstack_process_vm_sites(proc)->n) < 0 ||
+	      vmstack_vm_sites_each(vmstack_process_vm_sites(proc), write_vm_site, f) ||
 	      fprintf(f, "threads %zu\n", threads->n) < 0 ||
 	      vmstack_threads_write(threads, f) ||
 	      fputs("records\n", f) < 0 ||
@@ -100,11 +113,33 @@ static int read_vm_name(FILE *f, struct vmstack_process *proc)
 	return ok ? 0 : -1;
 }
 
+/* One call-site name, as write_vm_site() wrote it, into @proc: 0, or -1. */
+static int read_vm_site(FILE *f, struct vmstack_process *proc)
+{
+	struct vmstack_vm_site s;
+	size_t ln;
+	char *b;
+	int ok;
+
+	if (fscanf(f, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %zu", &s.callee,
+		   &s.callee_pc, &s.caller, &s.caller_pc, &ln) != 5 || ln > RAW_PART_MAX ||
+	    fgetc(f) != ' ')
+		return -1;
+	b = xmalloc(ln + 1);
+	ok = fread(b, 1, ln, f) == ln && fgetc(f) == '\n';
+	if (ok) {
+		b[ln] = 0;
+		vmstack_process_add_vm_site(proc, &s, b);
+	}
+	free(b);
+	return ok ? 0 : -1;
+}
+
 int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 		     size_t len)
 {
 	char line[4200], *maps = NULL;
-	size_t nmaps, nvm, nthreads, maps_len = 0, i;
+	size_t nmaps, nvm, nsites, nthreads, maps_len = 0, i;
 	FILE *f, *mf;
 	int bad;
 
@@ -144,8 +179,11 @@ int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 	raw->proc = vmstack_process_new(raw->head.pid);
 	for (i = 0; i < nvm && !read_vm_name(f, raw->proc); i++)
 		;
+	bad = i < nvm || fscanf(f, "vmsites %zu\n", &nsites) != 1;
+	for (i = 0; !bad && i < nsites && !read_vm_site(f, raw->proc); i++)
+		;
 	vmstack_threads_init(&raw->threads);
-	bad = i < nvm || fscanf(f, "threads %zu\n", &nthreads) != 1;
+	bad = bad || i < nsites || fscanf(f, "threads %zu\n", &nthreads) != 1;
 	for (i = 0; !bad && i < nthreads && fgets(line, sizeof(line), f); i++) {
 		char *name;
 		unsigned long tid = strtoul(line, &name, 10);

@@ -55,3 +55,34 @@ within() {
 		exit 0
 	}' "${@:2}"
 }
+# lua_getinfo_names LUA SCRIPT ARGS...: run SCRIPT with interpreter LUA
+# under a call hook that prints, once per function, "LINEDEFINED NAME" as
+# Lua's own debug.getinfo(f, "n") names it (nothing for one it names not:
+# called from C, or by a tail call).
+lua_getinfo_names() {
+	local lua=$1
+	shift
+	"$lua" -e 'local seen = {}
+debug.sethook(function()
+	local i = debug.getinfo(2, "nS")
+	if i and i.what == "Lua" and i.name and not seen[i.linedefined] then
+		seen[i.linedefined] = true
+		io.stderr:write(i.linedefined, " ", i.name, "\n")
+	end
+end, "c")' "$@" 2>&1 >/dev/null
+}
+# lua_names_match FOLDED CHUNK LABEL PAIRS: each "LINE NAME" of PAIRS
+# (lua_getinfo_names' output; functions of one line, so the line a frame
+# is at is the one its function starts at) names frames of FOLDED as
+# vmstack shows a Lua function its caller names: "NAME (...CHUNK:LINE)".
+lua_names_match() {
+	local line name n=0
+	while read -r line name; do
+		[ -n "$name" ] || continue
+		[ "$(stack_count "$1" ";$name \([^;]*$2:$line\)_\[vm\]")" -gt 0 ] ||
+			fail "$3: no frame $name ($2:$line), as debug.getinfo names it"
+		n=$((n + 1))
+	done <<<"$4"
+	[ $n -gt 0 ] || fail "$3: debug.getinfo named no function"
+	note "$3: $n functions named as debug.getinfo names them: $(echo $4)"
+}

@@ -1,18 +1,24 @@
 # Lua 5.4 (Debian's /usr/bin/lua5.4, unmodified): a script with a known
 # call tree, started by the recorder and attached to while it runs. Lua
-# frames (chunk:line of the function) sit between C frames, rooted at main;
-# per-function shares match the script's fixed CPU split (50/25/25) within
-# 5 points; a coroutine's frames hang under the main chunk that resumed it.
+# frames sit between C frames, rooted at main: a function its caller's
+# call names is "NAME (CHUNK:LINE)", NAME as Lua's own debug.getinfo names
+# it (checked against it: lua_getinfo_names), LINE the one it is at;
+# others (the main chunk, a coroutine's body, called from C) are
+# "CHUNK:LINE" of their first line. Per-function shares match the
+# script's fixed CPU split (50/25/25) within 5 points; a coroutine's
+# frames hang under the main chunk that resumed it.
 . tests/guest/lib.sh
 script=tests/workloads/lua/known54.lua
+named() { echo "$1 \\([^;]*known54\\.lua:$2\\)_\\[vm\\]"; }
+getinfo=$(lua_getinfo_names lua5.4 $script 0.2)
 check() {  # folded file, label
 	local f=$1 total share
 	total=$(awk '{s += $NF} END {print s+0}' "$f")
 	share() { stack_share "$f" "$1"; }
 	local main=$(share ';__libc_start_(call_)?main;')
-	local lua=$(share 'known54.lua:[0-9]+_\[vm\]')
-	local h=$(share 'known54.lua:2_\[vm\]') l=$(share 'known54.lua:3_\[vm\]') c=$(share 'known54.lua:4_\[vm\]')
-	local co=$(share 'known54.lua:0_\[vm\];.*lua_resume;.*known54.lua:4_\[vm\]')
+	local lua=$(share 'known54\.lua:[0-9]+\)?_\[vm\]')
+	local h=$(share "$(named heavy 2)") l=$(share "$(named light 3)") c=$(share "$(named in_co 4)")
+	local co=$(share "known54\.lua:0_\[vm\];.*lua_resume;.*$(named in_co 4)")
 	local cut=$(share 'vm stack cut')
 	note "$2: $total samples: rooted at main $main%, with Lua frames $lua%, heavy $h% light $l% in_co $c% (expected 50/25/25 of the Lua part), coroutine under main chunk $co%, VM part cut $cut%"
 	[ "$total" -ge 500 ] || fail "$2: too few samples"
@@ -24,6 +30,7 @@ check() {  # folded file, label
 		fail "$2: function shares off the known split by more than 5 points"
 	[ "$co" -ge $((c - 2)) ] || fail "$2: coroutine frames not under the main chunk"
 	[ "$cut" -le 2 ] || fail "$2: more than 2% of VM stacks cut"
+	lua_names_match "$f" known54.lua "$2" "$getinfo"
 }
 vmstack-record -F 999 -o /tmp/l54.folded -- lua5.4 $script $((4 * scale)) 2>/tmp/l54.err ||
 	{ cat /tmp/l54.err; fail "record failed"; }

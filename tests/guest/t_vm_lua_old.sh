@@ -1,25 +1,30 @@
 # Lua 5.1 and 5.3 (Debian's lua5.1 and lua5.3, unmodified) and Redis 7.0's
 # own Lua 5.1 (redis-server, EVAL in a loop): a script with a known call
-# tree. Lua frames (chunk:line of the function) sit between C frames:
-# C -> Lua -> C -> Lua, the comparator table.sort calls under the function
-# that called table.sort, lua_call(k) between them; per-function shares
-# match the script's fixed CPU split (50/50) within 5 points. HAProxy
-# 2.6 (liblua5.3, a Lua service in a coroutine under curl load) too, when
-# installed.
+# tree. Lua frames sit between C frames: C -> Lua -> C -> Lua, the
+# comparator table.sort calls under the function that called table.sort,
+# lua_call(k) between them; per-function shares match the script's fixed
+# CPU split (50/50) within 5 points. A function its caller's call names
+# is "NAME (CHUNK:LINE)", NAME as Lua's own debug.getinfo names it
+# (checked against it for lua5.1 and lua5.3: lua_getinfo_names), LINE
+# the one it is at; the comparator, called from C, is "CHUNK:LINE" of its
+# first line. HAProxy 2.6 (liblua5.3, a Lua service in a coroutine under
+# curl load) too, when installed.
 . tests/guest/lib.sh
 script=tests/workloads/lua/known_old.lua
-# check FOLDED LABEL CHUNK ANCHOR: the samples under ANCHOR (an ERE: the
-# C entry to Lua) show CHUNK's frames; heavy (line 2) and cmp (line 3)
-# split the Lua part 50/50; cmp sits under sorter (line 4) with the sort's
-# C frames and lua_call(k) between.
+# check FOLDED LABEL CHUNK ANCHOR [GETINFO]: the samples under ANCHOR (an
+# ERE: the C entry to Lua) show CHUNK's frames; heavy (line 2) and cmp
+# (line 3) split the Lua part 50/50; cmp sits under sorter (line 4) with
+# the sort's C frames and lua_call(k) between; the functions GETINFO
+# names (lua_getinfo_names) are named so.
 check() {
 	local f=$1 label=$2 chunk=$3 anchor=$4 total
 	share() { stack_share "$f" "$1"; }
+	named() { echo "$1 \\([^;]*$chunk:$2\\)_\\[vm\\]"; }
 	total=$(stack_count "$f" "$anchor")
 	local in=$(share "$anchor")
-	local lua=$(share "$anchor.*$chunk:[0-9]+_\[vm\]")
-	local h=$(share "$chunk:2_\[vm\]") c=$(share "$chunk:3_\[vm\]")
-	local chain=$(share "$chunk:4_\[vm\];.*lua_callk?;.*$chunk:3_\[vm\]")
+	local lua=$(share "$anchor.*$chunk:[0-9]+\)?_\[vm\]")
+	local h=$(share "$(named heavy 2)") c=$(share "$chunk:3_\[vm\]")
+	local chain=$(share "$(named sorter 4);.*lua_callk?;.*$chunk:3_\[vm\]")
 	local cut=$(share 'vm stack cut')
 	note "$label: $total samples under the C entry ($in% of all), with Lua frames $lua%, heavy $h% cmp $c% (expected 50/50 of the Lua part), cmp under sorter through lua_call $chain%, VM part cut $cut%"
 	[ "$total" -ge 300 ] || fail "$label: too few samples"
@@ -31,6 +36,7 @@ check() {
 		fail "$label: function shares off the known split by more than 5 points"
 	[ "$chain" -ge $((c - 2)) ] || fail "$label: cmp not under sorter with the C frames between"
 	[ "$cut" -le 2 ] || fail "$label: more than 2% of VM stacks cut"
+	[ -z "${5:-}" ] || lua_names_match "$f" "$chunk" "$label" "$5"
 }
 for v in 5.1 5.3; do
 	vmstack-record -F 999 -o /tmp/lold$v.folded -- lua$v $script $((3 * span)) 2>/tmp/lold$v.err ||
@@ -38,7 +44,8 @@ for v in 5.1 5.3; do
 	cat /tmp/lold$v.err
 	grep -q "VM frames merged (Lua $v" /tmp/lold$v.err || fail "Lua $v not detected"
 	sort -k2 -nr /tmp/lold$v.folded | head -3 | cut -c1-400
-	check /tmp/lold$v.folded "lua$v" known_old.lua ';__libc_start_(call_)?main;'
+	check /tmp/lold$v.folded "lua$v" known_old.lua ';__libc_start_(call_)?main;' \
+		"$(lua_getinfo_names lua$v $script 0.2)"
 	cp /tmp/lold$v.folded "$VMSTACK_RESULTS/"
 done
 

@@ -112,7 +112,7 @@ static const char *native_name(struct vmstack_process *s, uint64_t addr)
 	static char buf[64];
 	struct vmstack_name n;
 
-	vmstack_process_name(s, &f, &n, buf, sizeof(buf));
+	vmstack_process_name(s, &f, NULL, &n, buf, sizeof(buf));
 	return n.function;
 }
 

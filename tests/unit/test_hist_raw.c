@@ -32,7 +32,7 @@ static const char *frame_text(struct vmstack_process *s, const struct vmstack_fr
 	char part[256];
 	struct vmstack_name n;
 
-	vmstack_process_name(s, f, &n, part, sizeof(part));
+	vmstack_process_name(s, f, NULL, &n, part, sizeof(part));
 	vmstack_name_text(&n, buf, len);
 	return buf;
 }
@@ -65,6 +65,10 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x5678), 0x120,
 				       &(struct vmstack_name){ .function = "f", .file = "a.py",
 				       .line = 4, .start_line = 2, .flags = VMSTACK_NAME_AT_LINE });
+	/* What a caller at 0xabc's PC 0x40 calls app.lua:10: its name shown at its line. */
+	vmstack_process_add_vm_site(proc, &(struct vmstack_vm_site){
+				    vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
+				    vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xabc), 0x40 }, "spin");
 	/* Parts with spaces, colons, parentheses and a newline: bytes, kept whole. */
 	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
 				       &(struct vmstack_name){ .function = "lemur",
@@ -95,10 +99,18 @@ UNIT_TEST(raw_file_round_trip)
 	CHECK(vmstack_process_nr_maps(raw.proc) == vmstack_process_nr_maps(proc));
 	{
 		struct vmstack_frame f = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x1234 };
-
 		struct vmstack_name n;
 
+		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0xabc,
+						.pc = 0x40 };
+
 		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "app.lua:10"));
+		vmstack_process_name(raw.proc, &f, &caller, &n, msg, sizeof(msg));
+		CHECK(!strcmp(n.function, "spin") && n.line == 10 &&
+		      n.flags == VMSTACK_NAME_AT_LINE);
+		caller.pc = 0x44;	/* another call: not known, the frame's own name */
+		vmstack_process_name(raw.proc, &f, &caller, &n, msg, sizeof(msg));
+		CHECK(!strcmp(n.function, "app.lua:10") && !n.flags);
 		f.vm = 1;
 		f.value = 0x5678;
 		f.pc = 0x120;
@@ -107,7 +119,7 @@ UNIT_TEST(raw_file_round_trip)
 		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "f (a.py:3)"));
 		f.value = 0x9000;
 		f.pc = 0x10;
-		vmstack_process_name(raw.proc, &f, &n, msg, sizeof(msg));
+		vmstack_process_name(raw.proc, &f, NULL, &n, msg, sizeof(msg));
 		CHECK(!strcmp(n.function, "lemur") && !strcmp(n.file, "/tmp/py dir/odd (v2):x\n.py") &&
 		      n.line == 7 && n.start_line == 5 && n.flags == VMSTACK_NAME_AT_LINE &&
 		      n.kind == VMSTACK_FRAME_SCRIPT);
@@ -115,7 +127,8 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 7\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nthreads 0\nrecords\n1234567", f);
+	fputs("VMSTACK-RAW 8\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nvmsites 0\n"
+	      "threads 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "corrupt"));

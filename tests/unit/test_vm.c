@@ -41,8 +41,9 @@ static struct found detect(const struct vmstack_runtime *rt, const char *path)
 	m.file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
 	r.verdict = rt->detect(&m, 0, &r.f, r.why, sizeof(r.why));
 	if (r.verdict == VMSTACK_DETECT_YES) {
-		r.lo = r.f.desc.code_start - MAP_START;
-		r.hi = r.f.desc.code_end - MAP_START;
+		/* An ABI 4 program's loop is its first range. */
+		r.lo = (r.f.prog ? r.f.desc4.ranges[0].start : r.f.desc.code_start) - MAP_START;
+		r.hi = (r.f.prog ? r.f.desc4.ranges[0].end : r.f.desc.code_end) - MAP_START;
 	}
 	vmstack_file_put(m.file);
 	return r;
@@ -266,7 +267,9 @@ UNIT_TEST(lua54_versions_found)
 	r = detect(l54, "/usr/bin/lua5.4");
 	CHECK(r.verdict == VMSTACK_DETECT_YES);
 	CHECK(r.lo == 0x1b3a0 && r.hi == 0x1ef0a);
-	CHECK(r.f.desc.link == VMSTACK_VM_LINK_POINTER && r.f.desc.top_reg == VMSTACK_VM_REG_RBP);
+	/* 5.3's program: the CallInfo in rbp (r2) first. */
+	CHECK(r.f.prog && r.f.desc4.prog[0].op == VMSTACK_VM4_MOV &&
+	      r.f.desc4.prog[0].regs == VMSTACK_VM4_REGS_OF(8, 2));
 	CHECK(!strcmp(r.f.build_name, "Lua 5.4.4"));
 	r = detect(l54, "/usr/lib/x86_64-linux-gnu/liblua5.4.so.0");
 	CHECK(r.verdict == VMSTACK_DETECT_YES);
@@ -459,7 +462,7 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 {
 	struct vmstack_name n;
 
-	vmstack_process_name(s, f, &n, buf, len);
+	vmstack_process_name(s, f, NULL, &n, buf, len);
 	return n.function;
 }
 
@@ -467,7 +470,8 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, "first", false }, b = { name_a, "second", false };
+	struct vmstack_vm_namer a = { name_a, NULL, "first", false },
+				b = { name_a, NULL, "second", false };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
@@ -475,9 +479,65 @@ UNIT_TEST(vm_namers_per_vm)
 	f1.vm = 1;
 	vmstack_process_set_vm_namer(s, 0, &a);
 	vmstack_process_set_vm_namer(s, 1, &b);
-	vmstack_process_note_vm(s, &f0);
-	vmstack_process_note_vm(s, &f1);
+	vmstack_process_note_vm(s, &f0, NULL);
+	vmstack_process_note_vm(s, &f1, NULL);
 	CHECK(!strcmp(function_of(s, &f0, buf, sizeof(buf)), "first:10"));
 	CHECK(!strcmp(function_of(s, &f1, buf, sizeof(buf)), "second:10"));
+	vmstack_process_free(s);
+}
+
+/* A call-site namer: the caller at PC 0x40 calls its callee "callee". */
+static int site_a(const void *build, int pid, const struct vmstack_frame *callee,
+		  const struct vmstack_frame *caller, char *out, size_t len)
+{
+	(void)build, (void)pid, (void)callee;
+	if (caller->pc != 0x40)
+		return -1;
+	snprintf(out, len, "callee");
+	return 0;
+}
+
+/*
+ * A frame its caller names is that name at its own line; the same frame
+ * under another call, or with no VM frame below it, keeps its own name.
+ * The frames come from a stack: vmstack_frames_caller() finds the caller.
+ */
+UNIT_TEST(vm_call_site_names)
+{
+	struct vmstack_process *s = vmstack_process_new(getpid());
+	struct vmstack_vm_namer a = { name_a, site_a, "own", true };
+	const uint64_t ips[] = {
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x40,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x44,
+		0x401000,
+	};
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f, caller;
+	const char *want[] = { "callee", "own:20", "own:10", "own:20", NULL };
+	struct vmstack_name n;
+	char buf[64];
+	int k;
+
+	vmstack_process_set_vm_namer(s, 0, &a);
+	for (k = 0; k < 2; k++) {	/* note at intake, then name at output */
+		int i = 0;
+
+		vmstack_frames_start(&it, ips, 0, sizeof(ips) / sizeof(ips[0]), 0);
+		while (vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT) {
+			const struct vmstack_frame *c = vmstack_frames_caller(&it, &f, &caller);
+
+			if (!k) {
+				vmstack_process_note_vm(s, &f, c);
+				continue;
+			}
+			vmstack_process_name(s, &f, c, &n, buf, sizeof(buf));
+			CHECK(want[i] && !strcmp(n.function, want[i]));
+			CHECK(!!(n.flags & VMSTACK_NAME_AT_LINE) == (i == 0));
+			i++;
+		}
+		CHECK(!k || i == 4);
+	}
 	vmstack_process_free(s);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fake_mem.h"
+#include "lua_live.h"
 #include "file.h"
 #include "unit.h"
 #include "vm/runtime.h"
@@ -43,158 +44,50 @@ static const char script[] =
 	"end\n"
 	"table.sort({3, 2, 1}, cmp)\n";
 
-/* The executable mapping of @path in @pid, in @m (its file got). */
-static int code_map(pid_t pid, const char *path, struct vmstack_map *m)
-{
-	char name[64], line[512], perms[8], file[256];
-	unsigned long start, end, offset;
-	struct stat st;
-	FILE *f;
-	int ret = -1;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	f = fopen(name, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		*file = 0;
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %255s", &start, &end, perms, &offset,
-			   file) < 4 || strcmp(perms, "r-xp") || strcmp(file, path) ||
-		    stat(path, &st))
-			continue;
-		m->start = start, m->end = end, m->offset = offset;
-		m->path = (char *)path;
-		m->file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
-		ret = 0;
-		break;
-	}
-	if (f)
-		fclose(f);
-	return ret;
-}
-
-/* The process's writable private mappings (up to 64 MB each) as fake memory. */
-static void mirror(pid_t pid)
-{
-	char name[64], line[512], perms[8];
-	static uint64_t buf[8192];
-	unsigned long start, end, a;
-	unsigned int n = 0;
-	ssize_t got, j;
-	FILE *f;
-	int fd;
-
-	fake_mem_reset();
-	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
-	fd = open(name, O_RDONLY);
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	f = fopen(name, "r");
-	while (fd >= 0 && f && fgets(line, sizeof(line), f) && n < 64) {
-		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) < 3 ||
-		    strcmp(perms, "rw-p") || end - start > (64UL << 20))
-			continue;
-		fake_mem_map(start, end - start);
-		n++;
-		for (a = start; a < end; a += sizeof(buf)) {
-			got = pread(fd, buf, end - a < sizeof(buf) ? end - a : sizeof(buf), (off_t)a);
-			for (j = 0; j < got / 8; j++)
-				if (buf[j])
-					fake_put64(a + 8 * (unsigned long)j, buf[j]);
-		}
-	}
-	if (f)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
-}
-
-/* Stop @pid (seized) with its pc in [lo, hi); 0, or -1. */
-static int stop_in(pid_t pid, uint64_t lo, uint64_t hi, struct user_regs_struct *r)
-{
-	int i, status;
-
-	for (i = 0; i < 200; i++) {
-		if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) || waitpid(pid, &status, 0) != pid ||
-		    ptrace(PTRACE_GETREGS, pid, 0, r))
-			return -1;
-		if (r->rip >= lo && r->rip < hi)
-			return 0;
-		ptrace(PTRACE_CONT, pid, 0, 0);
-		usleep(5000);
-	}
-	return -1;
-}
-
-/* Spawn @argv; its pid. */
-static pid_t spawn(char *const argv[])
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		int null = open("/dev/null", O_WRONLY);
-
-		if (null >= 0)
-			dup2(null, 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 /*
  * Stop @pid, running the script in @file (mapped as @code), in its loop
  * and walk: the first VM frames shown are spin and cmp, named CHUNK:1
- * and CHUNK:5.
+ * and CHUNK:5; cmp is at line 6, calling spin, which its call names
+ * "spin" (an upvalue, as debug.getinfo says).
  */
 static void live_walk(const char *rt_name, pid_t pid, const char *code, const char *chunk)
 {
 	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
 	static struct vmstack_vm_found found;
 	struct vmstack_map m = { 0 };
-	struct user_regs_struct r;
-	struct vmstack_walk w;
 	static u64 ips[64];
+	struct vmstack_frame fr[2] = { { .kind = VMSTACK_FRAME_SCRIPT },
+				       { .kind = VMSTACK_FRAME_SCRIPT } };
 	unsigned int n, i, k = 0;
-	char why[256], want[2][64];
+	char why[256], want[2][64], site[64];
 
-	CHECK(rt && !code_map(pid, code, &m));
+	CHECK(rt && !lua_live_code_map(pid, code, &m));
 	memset(&found, 0, sizeof(found));
 	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
 	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	CHECK(!stop_in(pid, found.desc4.ranges[0].start, found.desc4.ranges[0].end, &r));
-	mirror(pid);
-	memset(&w, 0, sizeof(w));
-	w.vms = &found.desc4;
-	w.nr_vms = 1;
-	w.ip = r.rip;
-	w.sp = r.rsp;
-	w.regs[VMSTACK_VM_REG_RBP] = r.rbp;
-	w.regs[VMSTACK_VM_REG_RBX] = r.rbx;
-	w.regs[VMSTACK_VM_REG_R12] = r.r12;
-	w.tid = (u32)pid;
-	w.ips = ips;
-	w.max = 64;
-	w.reads_left = VMSTACK_MAX_READS;
-	w.deadline = ~0ULL;
-	n = vmstack_walk_user(&w);
+	n = lua_live_walk(&found.desc4, pid, ips, 64);
 	/* The sampled frame is the loop's: its Lua frames stand in its place. */
 	CHECK(n >= 4 && vmstack_is_vmw(ips[0]) && vmstack_is_vmw(ips[2]));
 	snprintf(want[0], sizeof(want[0]), "%s:1", chunk);
 	snprintf(want[1], sizeof(want[1]), "%s:5", chunk);
-	for (i = 0; i < n && k < 2; i++) {
-		struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
+	for (i = 0; i + 1 < n && k < 2; i++) {
 		struct vmstack_name_buf nb;
 
 		if (!vmstack_is_vmw(ips[i]) || vmstack_vmw_kind(ips[i]) != VMSTACK_VMW_SCRIPT)
 			continue;
-		fr.value = ips[i] & VMSTACK_VMW_VALUE_MASK;
+		fr[k].value = ips[i] & VMSTACK_VMW_VALUE_MASK;
+		fr[k].pc = ips[++i];
 		memset(&nb, 0, sizeof(nb));
-		CHECK(!rt->namer(found.build, pid, &fr, &nb));
+		CHECK(!rt->namer(found.build, pid, &fr[k], &nb));
 		if (strcmp(nb.function, want[k]))
 			fprintf(stderr, "  %s: frame %u is %s, not %s\n", code, k, nb.function,
 				want[k]);
 		CHECK(!strcmp(nb.function, want[k]));
+		CHECK(k == 0 || nb.line == 6);
 		k++;
-		i++;	/* its pc */
 	}
+	CHECK(k == 2 && !rt->site_namer(found.build, pid, &fr[0], &fr[1], site, sizeof(site)) &&
+	      !strcmp(site, "spin"));
 	if (k < 2)
 		fprintf(stderr, "  %s: %u of 2 Lua frames shown (%u words)\n", code, k, n);
 	CHECK(k == 2);
@@ -216,7 +109,7 @@ static void live_lua(const char *rt_name, const char *interp)
 	CHECK(f && fputs(script, f) >= 0);
 	if (f)
 		fclose(f);
-	pid = spawn(argv);
+	pid = lua_live_spawn(argv);
 	usleep(200000);
 	live_walk(rt_name, pid, interp, SCRIPT);
 	kill(pid, SIGKILL);
@@ -253,10 +146,10 @@ UNIT_TEST(lua51_live_redis)
 		return;
 	}
 	unlink("build/unit-redis.sock");
-	srv = spawn(server);
+	srv = lua_live_spawn(server);
 	for (i = 0; i < 100 && access("build/unit-redis.sock", F_OK); i++)
 		usleep(20000);
-	c = spawn(cli);
+	c = lua_live_spawn(cli);
 	usleep(300000);
 	live_walk("lua5.1", srv, "/usr/bin/redis-check-rdb", "user_script");
 	kill(c, SIGKILL);

@@ -21,7 +21,7 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
 	struct recording *r = arg;
 	struct vmstack_frame_iter it;
-	struct vmstack_frame f;
+	struct vmstack_frame f, caller;
 	struct vmstack_target *t;
 
 	/* Thread names: for --per-thread's labels and raw files only. */
@@ -45,7 +45,7 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	vmstack_stack_frames(r->interval.stacks.added, &it);
 	while (vmstack_frames_next(&it, &f))
 		if (vmstack_frame_is_vm(f.kind))
-			vmstack_process_note_vm(t->proc, &f);
+			vmstack_process_note_vm(t->proc, &f, vmstack_frames_caller(&it, &f, &caller));
 		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
 			 !vmstack_process_knows(t->proc, f.value))
 			t->maps_stale = 1;

@@ -22,7 +22,13 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 {
 	static struct vmstack_vm_desc4 compiled;	/* 2 KB: not on the stack */
 	const char *why;
-	struct vmstack_vm_namer namer = { rt->namer, build, rt->names_by_pc };
+	/*
+	 * Call-site names only for the runtime's own program: it marks
+	 * what they depend on in the PC (Lua's tail calls); a descriptor
+	 * (ABI 3, or a text one naming frames with this runtime) does not.
+	 */
+	struct vmstack_vm_namer namer = { rt->namer, d4 ? rt->site_namer : NULL, build,
+					  rt->names_by_pc };
 	size_t len = strlen(a->label);
 	char msg[256];
 

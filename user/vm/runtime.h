@@ -63,6 +63,14 @@ struct vmstack_runtime {
 	 */
 	int (*namer)(const void *build, int pid, const struct vmstack_frame *f,
 		     struct vmstack_name_buf *out);
+	/*
+	 * What VM frame @caller's current instruction calls the frame
+	 * @callee right above it, in @out (a Lua function has no name but
+	 * the one its caller's code gives it): 0, or -1 if no name can be
+	 * known there. NULL: frames are named by themselves alone.
+	 */
+	int (*site_namer)(const void *build, int pid, const struct vmstack_frame *callee,
+			  const struct vmstack_frame *caller, char *out, size_t len);
 	/* A frame's name depends on its PC (the line it is at), not only its identity. */
 	bool names_by_pc;
 };

@@ -29,6 +29,7 @@
 #include "elf_facts.h"
 #include "file.h"
 #include "vm/lua/lua51.h"
+#include "vm/lua/lua_code.h"
 #include "vm/lua/lua_find.h"
 #include "vm/lua/lua_version.h"
 #include "vm/runtime.h"
@@ -50,6 +51,7 @@ const struct lua51_layout vmstack_lua515 = {
 	.ci_func = 0x08,
 	.ci_savedpc = 0x18,
 	.ci_size = 0x28,
+	.ci_tailcalls = 0x24,		/* int */
 	.tv_tt = 0x08,			/* int */
 	.tfunction = 6,
 	.cl_isc = 0x0a,			/* byte */
@@ -93,13 +95,13 @@ static void is_c(const struct lua51_layout *L, struct vm_prog *p, int ci, int cl
 void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_at *at,
 			struct vm_prog *p)
 {
-	vm_label fresh, loop, saved, show, same, below, bottom, done, bad, nostate;
+	vm_label fresh, loop, saved, show, emit, same, below, bottom, done, bad, nostate;
 
 	vm_prog_init(p);
 	fresh = vm_prog_label(p), loop = vm_prog_label(p), saved = vm_prog_label(p);
 	show = vm_prog_label(p), same = vm_prog_label(p), bottom = vm_prog_label(p);
 	done = vm_prog_label(p), bad = vm_prog_label(p), nostate = vm_prog_label(p);
-	below = vm_prog_label(p);
+	below = vm_prog_label(p), emit = vm_prog_label(p);
 	/* This frame's L, a lua_State by its type byte. */
 	if (at->in_rbp)
 		vm_prog_insn(p, VMSTACK_VM4_MOV, 3, 2, 0);
@@ -134,6 +136,11 @@ void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_a
 	vm_prog_bind(p, saved);
 	vm_prog_ld(p, 8, 0, 4, 8, L->ci_savedpc, bad);
 	vm_prog_bind(p, show);
+	/* A tail-called function: its pc marked (VMSTACK_LUA_PC_TAIL). */
+	vm_prog_ld(p, 4, 0, 5, 8, L->ci_tailcalls, bad);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 5, 0, emit);
+	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_TAIL);
+	vm_prog_bind(p, emit);
 	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 12, 0, 1);
 	/* Did this luaV_execute begin here? Ask the caller's instruction. */
@@ -329,11 +336,15 @@ static enum vmstack_detect lua51_detect(const struct vmstack_map *m, int pid,
 static int lua51_name(const void *build, int pid, const struct vmstack_frame *f,
 		      struct vmstack_name_buf *out)
 {
-	const struct lua51_layout *L = build;
+	(void)build;	/* one version: its code facts */
+	return vmstack_lua_frame_name(&vmstack_lua51_code, pid, f, out);
+}
 
-	if (f->kind != VMSTACK_FRAME_SCRIPT)
-		return -1;
-	return vmstack_lua_proto_name(&L->proto, pid, f->value, out);
+static int lua51_site(const void *build, int pid, const struct vmstack_frame *callee,
+		      const struct vmstack_frame *caller, char *out, size_t len)
+{
+	(void)build;
+	return vmstack_lua_site_name(&vmstack_lua51_code, pid, callee, caller, out, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua51 = {
@@ -343,4 +354,6 @@ const struct vmstack_runtime vmstack_rt_lua51 = {
 	.help = "Lua 5.1 in any mapped file of a known version (5.1.5: Debian's lua5.1, Redis 7.0's own)",
 	.detect = lua51_detect,
 	.namer = lua51_name,
+	.site_namer = lua51_site,
+	.names_by_pc = true,
 };

@@ -19,7 +19,7 @@ struct lua51_layout {
 	int32_t l_tt, l_ci, l_savedpc, l_end_ci, l_base_ci;
 	uint8_t tthread;		/* LUA_TTHREAD: a lua_State's tt */
 	/* CallInfo, an array */
-	int32_t ci_func, ci_savedpc, ci_size;
+	int32_t ci_func, ci_savedpc, ci_size, ci_tailcalls;
 	/* TValue's tag; Closure */
 	int32_t tv_tt;
 	uint8_t tfunction;		/* LUA_TFUNCTION: Lua and C closures */

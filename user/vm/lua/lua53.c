@@ -26,6 +26,7 @@
 
 #include "file.h"
 #include "vm/lua/lua53.h"
+#include "vm/lua/lua_code.h"
 #include "vm/lua/lua_find.h"
 #include "vm/lua/lua_version.h"
 #include "vm/runtime.h"
@@ -43,6 +44,7 @@ const struct lua53_layout vmstack_lua536 = {
 	.ci_savedpc = 0x28,		/* u.l.savedpc: past the current instruction */
 	.ci_callstatus = 0x42,		/* unsigned short */
 	.cist_fresh = 0x08,
+	.cist_tail = 0x20,
 	.tv_tag = 0x08,
 	.tag_lcl = 0x46,		/* LUA_TLCL 6 | collectable 0x40 */
 	.cl_p = 0x18,
@@ -63,11 +65,11 @@ static const struct lua53_layout *const lua53_layouts[] = { &vmstack_lua536 };
 
 void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 {
-	vm_label loop, fresh, bad, nostate;
+	vm_label loop, fresh, tail, emit, bad, nostate;
 
 	vm_prog_init(p);
 	loop = vm_prog_label(p), fresh = vm_prog_label(p), bad = vm_prog_label(p);
-	nostate = vm_prog_label(p);
+	nostate = vm_prog_label(p), tail = vm_prog_label(p), emit = vm_prog_label(p);
 	/*
 	 * r8: the CallInfo; every one down to the fresh one is a Lua
 	 * function's. r7 (0 at the start): frames shown so far. A first
@@ -84,6 +86,10 @@ void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 	vm_prog_ld(p, 1, 0, 4, 3, L->proto.gc_tt, bad);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 4, L->tproto, bad);
 	vm_prog_ld(p, 8, 0, 4, 8, L->ci_savedpc, bad);
+	/* A tail-called function: its pc marked (VMSTACK_LUA_PC_TAIL). */
+	vm_prog_ld(p, 2, 0, 5, 8, L->ci_callstatus, bad);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_tail, tail);
+	vm_prog_bind(p, emit);
 	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 7, 0, 1);
 	vm_prog_ld(p, 2, 0, 4, 8, L->ci_callstatus, bad);
@@ -92,6 +98,9 @@ void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 	vm_prog_ja(p, loop);
 	vm_prog_bind(p, fresh);
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_SHOWN);
+	vm_prog_bind(p, tail);
+	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_TAIL);
+	vm_prog_ja(p, emit);
 	vm_prog_bind(p, bad);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 7, 0, nostate);
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
@@ -157,11 +166,15 @@ static enum vmstack_detect lua53_detect(const struct vmstack_map *m, int pid,
 static int lua53_name(const void *build, int pid, const struct vmstack_frame *f,
 		      struct vmstack_name_buf *out)
 {
-	const struct lua53_layout *L = build;
+	(void)build;	/* one version: its code facts */
+	return vmstack_lua_frame_name(&vmstack_lua53_code, pid, f, out);
+}
 
-	if (f->kind != VMSTACK_FRAME_SCRIPT)
-		return -1;
-	return vmstack_lua_proto_name(&L->proto, pid, f->value, out);
+static int lua53_site(const void *build, int pid, const struct vmstack_frame *callee,
+		      const struct vmstack_frame *caller, char *out, size_t len)
+{
+	(void)build;
+	return vmstack_lua_site_name(&vmstack_lua53_code, pid, callee, caller, out, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua53 = {
@@ -171,4 +184,6 @@ const struct vmstack_runtime vmstack_rt_lua53 = {
 	.help = "Lua 5.3 in any mapped file of a known version (5.3.6: lua5.3, liblua5.3, HAProxy)",
 	.detect = lua53_detect,
 	.namer = lua53_name,
+	.site_namer = lua53_site,
+	.names_by_pc = true,
 };

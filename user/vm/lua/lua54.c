@@ -13,7 +13,10 @@
  * recovers in every frame: so each luaV_execute frame on the stack gives
  * its own CallInfo chain, coroutines included, and the module needs no
  * lua_State at all. Where the interpreter does not keep ci in rbp this
- * code refuses it rather than guess.
+ * code refuses it rather than guess. The chain is 5.3's in all that
+ * matters (lua53.h): 5.3's ABI 4 program walks it, with 5.4's offsets,
+ * and marks tail-called frames (CIST_TAIL), which their callers' calls do
+ * not name.
  *
  * The stripped binaries have no symbol for luaV_execute. It is found by
  * its jump table (LUA_USE_JUMPTABLE, on for GCC): a run of NUM_OPCODES
@@ -25,7 +28,9 @@
 
 #include "unwind/cfi.h"
 #include "elf_facts.h"
-#include "vm/lua/lua_name.h"
+#include "vm/lua/lua53.h"
+#include "vm/lua/lua_code.h"
+#include "vm/lua/lua_find.h"
 #include "vm/lua/lua_version.h"
 #include "vm/runtime.h"
 #include "file.h"
@@ -34,40 +39,27 @@
 struct lua54_layout {
 	const char *version;		/* as lua_ident names it: "Lua 5.4.4" */
 	unsigned int num_opcodes;	/* NUM_OPCODES: the jump table's length */
-	/* CallInfo (lstate.h) */
-	int32_t ci_func, ci_previous, ci_savedpc, ci_callstatus;
-	uint16_t cist_c, cist_fresh;
-	/* TValue: value, then its tag */
-	int32_t tv_tag;
-	uint8_t vlcl;			/* LUA_VLCL | BIT_ISCOLLECTABLE: a Lua closure */
-	/* LClosure, Proto, TString; CommonHeader's tt */
-	int32_t cl_p, gc_tt;
-	uint8_t vproto, vshrstr;
-	int32_t p_linedefined, p_source;
-	int32_t ts_shrlen, ts_lnglen, ts_contents;
+	struct lua53_layout ci;		/* its CallInfo chain, which 5.3's program walks */
 };
 
-/* Lua 5.4.4 (tag v5.4.4): Debian 12's lua5.4 and liblua5.4.so.0. */
+/* Lua 5.4.4 (tag v5.4.4: lstate.h, lobject.h): Debian 12's lua5.4 and liblua5.4.so.0. */
 static const struct lua54_layout lua544 = {
 	.version = "Lua 5.4.4",
 	.num_opcodes = 83,
-	.ci_func = 0x00,		/* StkId: the function's stack slot */
-	.ci_previous = 0x10,
-	.ci_savedpc = 0x20,
-	.ci_callstatus = 0x3e,		/* u16 */
-	.cist_c = 0x02,
-	.cist_fresh = 0x04,
-	.tv_tag = 0x08,
-	.vlcl = 0x46,
-	.cl_p = 0x18,
-	.gc_tt = 0x08,
-	.vproto = 0x0a,
-	.vshrstr = 0x04,
-	.p_linedefined = 0x2c,
-	.p_source = 0x70,		/* TString * */
-	.ts_shrlen = 0x0b,
-	.ts_lnglen = 0x10,
-	.ts_contents = 0x18,
+	.ci = {
+		.version = "Lua 5.4.4",
+		.ci_func = 0x00,	/* StkId: the function's stack slot */
+		.ci_previous = 0x10,
+		.ci_savedpc = 0x20,
+		.ci_callstatus = 0x3e,	/* u16 */
+		.cist_fresh = 0x04,
+		.cist_tail = 0x20,
+		.tv_tag = 0x08,
+		.tag_lcl = 0x46,	/* LUA_VLCL | BIT_ISCOLLECTABLE */
+		.cl_p = 0x18,
+		.tproto = 0x0a,		/* LUA_VPROTO */
+		.proto = { .gc_tt = 0x08 },
+	},
 };
 
 static const struct lua54_layout *const lua54_layouts[] = { &lua544 };
@@ -167,12 +159,11 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 {
 	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	const struct lua54_layout *L = NULL;
-	struct vmstack_vm_desc *d = &f->desc;
+	static struct vm_prog p;	/* 6 KB: not on the stack */
 	uint64_t lo, start, end;
 	char version[32];
 	size_t i;
 
-	(void)pid;	/* a Lua 5.4 is described by its file alone */
 	if (!elf || vmstack_lua_version(elf, version, sizeof(version)) ||
 	    strncmp(version, "Lua 5.4", 7) || vmstack_file_vaddr(m->file, m->offset, &lo))
 		return VMSTACK_DETECT_NO;
@@ -194,70 +185,27 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	}
 	if (start < lo || end > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
-	memset(d, 0, sizeof(*d));
-	d->code_start = m->start + (start - lo);
-	d->code_end = m->start + (end - lo);
-	d->state_from = VMSTACK_VM_STATE_NONE;
-	d->top_reg = VMSTACK_VM_REG_RBP;
-	d->link = VMSTACK_VM_LINK_POINTER;
-	d->link_off = L->ci_previous;
-	d->flags_off = L->ci_callstatus;
-	d->bottom_flags = L->cist_fresh;
-	d->native_flags = L->cist_c;
-	d->flags = VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FUNC_SLOT |
-		   VMSTACK_VM_F_FRAME_PC | VMSTACK_VM_F_NO_BUILTINS |
-		   VMSTACK_VM_F_IDENT_CHECK;
-	d->func_off = L->ci_func;
-	d->func_mask = ~0ULL;
-	d->kind_off = L->tv_tag;
-	d->kind_script = L->vlcl;
-	d->kind_native = 0xff;		/* no such tag: CIST_C marks them */
-	d->ident_off = L->cl_p;
-	d->ident_check_off = L->gc_tt;
-	d->ident_check_val = L->vproto;
-	d->frame_pc_off = L->ci_savedpc;
-	d->max_frames = VMSTACK_VM_MAX_FRAMES;
+	vmstack_lua53_prog(&L->ci, &p);
+	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, &f->desc4, why, len))
+		return VMSTACK_DETECT_UNKNOWN;
+	f->prog = true;
 	f->build = L;
 	f->build_name = L->version;
 	return VMSTACK_DETECT_YES;
 }
 
-/* "SOURCE:LINEDEFINED" (user/vm/lua_name.h) of the function whose Proto is the frame's value. */
 static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
 		      struct vmstack_name_buf *out)
 {
-	const struct lua54_layout *L = build;
-	uint64_t proto = f->value, src, slen = 0;
-	uint8_t tt, shr;
-	int32_t first;
-	char name[200];
+	(void)build;	/* one version: its code facts */
+	return vmstack_lua_frame_name(&vmstack_lua54_code, pid, f, out);
+}
 
-	if (f->kind != VMSTACK_FRAME_SCRIPT)
-		return -1;
-	if (read_target(pid, proto + L->p_source, &src, 8) ||
-	    read_target(pid, proto + L->p_linedefined, &first, 4))
-		return -1;
-	/* A stripped dump has no source (lua_getinfo says "=?"). */
-	if (!src) {
-		vmstack_lua_name(out, "", "=?", first);
-		return 0;
-	}
-	if (read_target(pid, src + L->gc_tt, &tt, 1) || (tt & 0x0f) != L->vshrstr)
-		return -1;
-	if (tt == L->vshrstr) {
-		if (read_target(pid, src + L->ts_shrlen, &shr, 1))
-			return -1;
-		slen = shr;
-	} else if (read_target(pid, src + L->ts_lnglen, &slen, 8)) {
-		return -1;
-	}
-	if (slen >= sizeof(name))
-		slen = sizeof(name) - 1;
-	if (read_target(pid, src + L->ts_contents, name, slen))
-		return -1;
-	name[slen] = 0;
-	vmstack_lua_name(out, "", name, first);
-	return 0;
+static int lua54_site(const void *build, int pid, const struct vmstack_frame *callee,
+		      const struct vmstack_frame *caller, char *out, size_t len)
+{
+	(void)build;
+	return vmstack_lua_site_name(&vmstack_lua54_code, pid, callee, caller, out, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua54 = {
@@ -267,4 +215,6 @@ const struct vmstack_runtime vmstack_rt_lua54 = {
 	.help = "Lua 5.4 in any mapped file of a known version (5.4.4)",
 	.detect = lua54_detect,
 	.namer = lua54_name,
+	.site_namer = lua54_site,
+	.names_by_pc = true,
 };

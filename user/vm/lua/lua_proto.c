@@ -3,11 +3,33 @@
 #include "vm/lua/lua_name.h"
 #include "vm/lua/lua_proto.h"
 
+int vmstack_lua_string(const struct lua_proto_facts *F, int pid, uint64_t ts, char *buf,
+		       size_t len)
+{
+	uint64_t slen = 0;
+	uint8_t tt, shr;
+
+	if (!len || read_target(pid, ts + F->gc_tt, &tt, 1) || (tt & 0x0f) != F->str_tag)
+		return -1;
+	if (F->shr_tt && tt == F->shr_tt) {
+		if (read_target(pid, ts + F->ts_shrlen, &shr, 1))
+			return -1;
+		slen = shr;
+	} else if (read_target(pid, ts + F->ts_len, &slen, 8)) {
+		return -1;
+	}
+	if (slen >= len)
+		slen = len - 1;
+	if (read_target(pid, ts + F->ts_contents, buf, slen))
+		return -1;
+	buf[slen] = 0;
+	return 0;
+}
+
 int vmstack_lua_proto_name(const struct lua_proto_facts *F, int pid, uint64_t proto,
 			   struct vmstack_name_buf *out)
 {
-	uint64_t src, slen = 0;
-	uint8_t tt, shr;
+	uint64_t src;
 	int32_t first;
 	char name[200];
 
@@ -19,20 +41,8 @@ int vmstack_lua_proto_name(const struct lua_proto_facts *F, int pid, uint64_t pr
 		vmstack_lua_name(out, "", "=?", first);
 		return 0;
 	}
-	if (read_target(pid, src + F->gc_tt, &tt, 1) || (tt & 0x0f) != F->str_tag)
+	if (vmstack_lua_string(F, pid, src, name, sizeof(name)))
 		return -1;
-	if (F->shr_tt && tt == F->shr_tt) {
-		if (read_target(pid, src + F->ts_shrlen, &shr, 1))
-			return -1;
-		slen = shr;
-	} else if (read_target(pid, src + F->ts_len, &slen, 8)) {
-		return -1;
-	}
-	if (slen >= sizeof(name))
-		slen = sizeof(name) - 1;
-	if (read_target(pid, src + F->ts_contents, name, slen))
-		return -1;
-	name[slen] = 0;
 	vmstack_lua_name(out, "", name, first);
 	return 0;
 }

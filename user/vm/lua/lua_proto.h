@@ -10,6 +10,7 @@
 #ifndef VMSTACK_VM_LUA_PROTO_H
 #define VMSTACK_VM_LUA_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "frame.h"
@@ -21,6 +22,10 @@ struct lua_proto_facts {
 	uint8_t shr_tt;				/* 5.3: a short string's tt; 0: one kind */
 	int32_t ts_shrlen, ts_len, ts_contents;	/* TString; ts_len: 5.1's len, 5.3's lnglen */
 };
+
+/* TString @ts's text in @buf (cut to @len - 1 bytes); 0 or -1. */
+int vmstack_lua_string(const struct lua_proto_facts *F, int pid, uint64_t ts, char *buf,
+		       size_t len);
 
 /* "CHUNK:LINE" (lua_name.h) of Proto @proto in process @pid; 0 or -1. */
 int vmstack_lua_proto_name(const struct lua_proto_facts *F, int pid, uint64_t proto,

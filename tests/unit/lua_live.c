@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Live Lua interpreters for the unit tests (lua_live.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_mem.h"
+#include "file.h"
+#include "lua_live.h"
+#include "walk.h"
+
+/* The executable mapping of @path in @pid, in @m (its file got). */
+int lua_live_code_map(pid_t pid, const char *path, struct vmstack_map *m)
+{
+	char name[64], line[512], perms[8], file[256];
+	unsigned long start, end, offset;
+	struct stat st;
+	FILE *f;
+	int ret = -1;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		*file = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %255s", &start, &end, perms, &offset,
+			   file) < 4 || strcmp(perms, "r-xp") || strcmp(file, path) ||
+		    stat(path, &st))
+			continue;
+		m->start = start, m->end = end, m->offset = offset;
+		m->path = (char *)path;
+		m->file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
+		ret = 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* The process's writable private mappings (up to 64 MB each) as fake memory. */
+void lua_live_mirror(pid_t pid)
+{
+	char name[64], line[512], perms[8];
+	static uint64_t buf[8192];
+	unsigned long start, end, a;
+	unsigned int n = 0;
+	ssize_t got, j;
+	FILE *f;
+	int fd;
+
+	fake_mem_reset();
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	fd = open(name, O_RDONLY);
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "r");
+	while (fd >= 0 && f && fgets(line, sizeof(line), f) && n < 64) {
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) < 3 ||
+		    strcmp(perms, "rw-p") || end - start > (64UL << 20))
+			continue;
+		fake_mem_map(start, end - start);
+		n++;
+		for (a = start; a < end; a += sizeof(buf)) {
+			got = pread(fd, buf, end - a < sizeof(buf) ? end - a : sizeof(buf), (off_t)a);
+			for (j = 0; j < got / 8; j++)
+				if (buf[j])
+					fake_put64(a + 8 * (unsigned long)j, buf[j]);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Stop @pid (seized) with its pc in [lo, hi); 0, or -1. */
+int lua_live_stop_in(pid_t pid, uint64_t lo, uint64_t hi, struct user_regs_struct *r)
+{
+	int i, status;
+
+	for (i = 0; i < 200; i++) {
+		if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) || waitpid(pid, &status, 0) != pid ||
+		    ptrace(PTRACE_GETREGS, pid, 0, r))
+			return -1;
+		if (r->rip >= lo && r->rip < hi)
+			return 0;
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		usleep(5000);
+	}
+	return -1;
+}
+
+/* Spawn @argv; its pid. */
+pid_t lua_live_spawn(char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips,
+			   unsigned int max)
+{
+	struct user_regs_struct r;
+	struct vmstack_walk w;
+
+	if (lua_live_stop_in(pid, d->ranges[0].start, d->ranges[0].end, &r))
+		return 0;
+	lua_live_mirror(pid);
+	memset(&w, 0, sizeof(w));
+	w.vms = d;
+	w.nr_vms = 1;
+	w.ip = r.rip;
+	w.sp = r.rsp;
+	w.regs[VMSTACK_VM_REG_RBP] = r.rbp;
+	w.regs[VMSTACK_VM_REG_RBX] = r.rbx;
+	w.regs[VMSTACK_VM_REG_R12] = r.r12;
+	w.tid = (u32)pid;
+	w.ips = ips;
+	w.max = max;
+	w.reads_left = VMSTACK_MAX_READS;
+	w.deadline = ~0ULL;
+	return vmstack_walk_user(&w);
+}

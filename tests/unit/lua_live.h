@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Live Lua interpreters for the unit tests: spawn one, stop it (ptrace,
+ * seized) in its loop, copy its writable memory into the fake address
+ * space the walker reads.
+ */
+#ifndef VMSTACK_TEST_LUA_LIVE_H
+#define VMSTACK_TEST_LUA_LIVE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "maps.h"
+#include "walk.h"
+
+/* The executable mapping of @path in @pid, in @m (its file got); 0, or -1. */
+int lua_live_code_map(pid_t pid, const char *path, struct vmstack_map *m);
+/* The process's writable private mappings (up to 64 MB each) as fake memory. */
+void lua_live_mirror(pid_t pid);
+/* Stop @pid (seized) with its pc in [lo, hi); 0, or -1. */
+int lua_live_stop_in(pid_t pid, uint64_t lo, uint64_t hi, struct user_regs_struct *r);
+/* Spawn @argv, its stdout to /dev/null; its pid. */
+pid_t lua_live_spawn(char *const argv[]);
+
+/*
+ * Stop @pid in the loop of VM @d, mirror it and walk its stack with @d's
+ * program, as the module would: the words in @ips; how many (0: not stopped).
+ */
+unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips,
+			   unsigned int max);
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lua functions named as Lua names them, checked against the live
+ * interpreters: Debian's lua5.1, lua5.3 and lua5.4 run a script whose
+ * functions, called as a global, a method, a field, a local and an
+ * upvalue, each write what debug.getinfo(2, "n") calls them (the name
+ * their caller's call gives them) to a file; the innermost, tail called
+ * (Lua names it not), spins. The
+ * test stops the interpreter in its loop, finds the frames (the runtime's
+ * own program through the walker) and names each from the frame below it
+ * (vmstack_lua_callee_name), and the spinning one's line
+ * (vmstack_lua_current_line). Needs root and the interpreters: skipped
+ * with a message without them.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_mem.h"
+#include "file.h"
+#include "lua_live.h"
+#include "unit.h"
+#include "util.h"
+#include "vm/lua/lua_code.h"
+#include "vm/runtime.h"
+
+#define SCRIPT	"build/unit-lua-names.lua"
+#define NAMES	"build/unit-lua-names.txt"
+#define NCALLS	6
+#define NFRAMES	5
+
+/*
+ * The calls g, m, f, l2, t, then u (by a tail call, in t's place),
+ * outermost first; u spins at line 3.
+ */
+static const char script[] =
+	"local out = io.open(arg[1], 'w')\n"
+	"local function me() out:write(tostring(debug.getinfo(2, 'n').name), '\\n') out:flush() end\n"
+	"local function u() me() local i = 0 while true do i = i + 1 end end\n"
+	"local function t() me() return u() end\n"
+	"local function l() me() t() end\n"
+	"mod = {}\n"
+	"function mod.f() me() local l2 = l; l2() end\n"
+	"local obj = {}\n"
+	"function obj:m() me() mod.f() end\n"
+	"function g() me() obj:m() end\n"
+	"g()\n";
+
+struct frames {
+	uint64_t proto[16], pc[16];
+	unsigned int n;
+};
+
+/* The Lua frames the runtime's program shows, leaf first. */
+static void by_program(const struct vmstack_vm_found *found, pid_t pid, struct frames *fr)
+{
+	static u64 ips[64];
+	unsigned int n = lua_live_walk(&found->desc4, pid, ips, 64), i;
+
+	for (i = 0; i + 1 < n && fr->n < 16; i++)
+		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
+			fr->proto[fr->n] = ips[i] & VMSTACK_VMW_VALUE_MASK;
+			fr->pc[fr->n++] = ips[++i];
+		}
+}
+
+static void names_live(const char *rt_name, const char *interp, const struct lua_code_facts *C)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
+	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
+	static struct vmstack_vm_found found;
+	char want[NCALLS][64], got[64], why[256];
+	struct vmstack_map m = { 0 };
+	struct frames fr = { .n = 0 };
+	unsigned int k, ok = 0;
+	FILE *f;
+	pid_t pid;
+
+	if (geteuid() || access(interp, X_OK)) {
+		fprintf(stderr, "  %s: not installed or not root, skipped\n", interp);
+		return;
+	}
+	f = fopen(SCRIPT, "w");
+	CHECK(f && fputs(script, f) >= 0);
+	if (f)
+		fclose(f);
+	pid = lua_live_spawn(argv);
+	usleep(200000);
+	CHECK(rt && !lua_live_code_map(pid, interp, &m));
+	memset(&found, 0, sizeof(found));
+	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	by_program(&found, pid, &fr);
+	f = fopen(NAMES, "r");
+	for (k = 0; f && k < NCALLS && fgets(want[k], sizeof(want[k]), f); k++)
+		want[k][strcspn(want[k], "\n")] = 0;
+	if (f)
+		fclose(f);
+	CHECK(k == NCALLS && fr.n > NFRAMES);
+	/* Frame k (leaf first: u, l, f, m, g) is named by frame k + 1. */
+	for (k = 0; k < NFRAMES && k + 1 < fr.n; k++) {
+		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = fr.proto[k], .pc = fr.pc[k] };
+		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = fr.proto[k + 1], .pc = fr.pc[k + 1] };
+		const char *lua = want[k ? NFRAMES - 1 - k : NCALLS - 1];
+
+		if (vmstack_lua_site_name(C, pid, &callee, &caller, got, sizeof(got)))
+			snprintf(got, sizeof(got), "nil");
+		ok += !strcmp(got, lua);
+		if (strcmp(got, lua))
+			fprintf(stderr, "  %s: frame %u named %s, Lua says %s\n", interp, k, got,
+				lua);
+	}
+	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NFRAMES);
+	CHECK(ok == NFRAMES);
+	CHECK(fr.n && vmstack_lua_current_line(C, pid, fr.proto[0], fr.pc[0]) == 3);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	vmstack_file_put(m.file);
+	fake_mem_reset();
+	unlink(SCRIPT);
+	unlink(NAMES);
+}
+
+UNIT_TEST(lua51_live_names)
+{
+	names_live("lua5.1", "/usr/bin/lua5.1", &vmstack_lua51_code);
+}
+
+UNIT_TEST(lua53_live_names)
+{
+	names_live("lua5.3", "/usr/bin/lua5.3", &vmstack_lua53_code);
+}
+
+UNIT_TEST(lua54_live_names)
+{
+	names_live("lua5.4", "/usr/bin/lua5.4", &vmstack_lua54_code);
+}
