@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lua 5.1 and 5.3 on a live interpreter: Debian's lua5.1 and lua5.3, a C
- * host of liblua5.3.so.0 (HAProxy's Lua), and Redis 7.0's redis-server
+ * Lua 5.1 to 5.3 on a live interpreter: Debian's lua5.1, lua5.2, lua5.3, a
+ * C host of liblua5.3.so.0 (HAProxy's Lua), and Redis 7.0's redis-server
  * by EVAL, run a script whose comparator, called by table.sort (C ->
  * Lua), spins in a Lua function; the test stops the process (ptrace) in luaV_execute,
  * copies its heap and stack into the fake address space, runs the
@@ -125,6 +125,11 @@ UNIT_TEST(lua53_live)
 UNIT_TEST(lua51_live)
 {
 	live_lua("lua5.1", "/usr/bin/lua5.1");
+}
+
+UNIT_TEST(lua52_live)
+{
+	live_lua("lua5.2", "/usr/bin/lua5.2");
 }
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lua functions named as Lua names them, checked against the live
- * interpreters: Debian's lua5.1, lua5.3 and lua5.4 run a script whose
+ * interpreters: Debian's lua5.1 to lua5.4 run a script whose
  * functions, called as a global, a method, a field, a local and an
  * upvalue, each write what debug.getinfo(2, "n") calls them (the name
  * their caller's call gives them) to a file; the innermost, tail called
@@ -130,6 +130,11 @@ static void names_live(const char *rt_name, const char *interp, const struct lua
 UNIT_TEST(lua51_live_names)
 {
 	names_live("lua5.1", "/usr/bin/lua5.1", &vmstack_lua51_code);
+}
+
+UNIT_TEST(lua52_live_names)
+{
+	names_live("lua5.2", "/usr/bin/lua5.2", &vmstack_lua52_code);
 }
 
 UNIT_TEST(lua53_live_names)

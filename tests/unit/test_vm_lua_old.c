@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lua 5.1 and 5.3 found by what the files are (lua_ident's version, the
- * loop below the exported API, its first instructions), in the installed
- * files: Debian's lua5.1, lua5.3 and liblua5.3.so.0 (HAProxy's), and
+ * Lua 5.1, 5.2 and 5.3 found by what the files are (lua_ident's version,
+ * the loop below the exported API, its first instructions), in the
+ * installed files: Debian's lua5.1, lua5.2, lua5.3 and liblua5.3.so.0
+ * (HAProxy's), and
  * Redis 7.0's own 5.1 inside redis-server (its file is redis-check-rdb).
  * A file not installed is skipped with a message.
  */
@@ -167,6 +168,48 @@ UNIT_TEST(lua51_files_found)
 		CHECK(r.verdict == VMSTACK_DETECT_NO);
 	if (!lua_detect("lua5.1", "/usr/bin/lua5.2", &r))
 		CHECK(r.verdict == VMSTACK_DETECT_NO);
+}
+
+/* Debian's lua5.2 (its Lua linked in): L in rbp, the program's first move. */
+UNIT_TEST(lua52_files_found)
+{
+	struct lua_found r;
+
+	if (lua_detect("lua5.2", "/usr/bin/lua5.2", &r))
+		return;
+	CHECK(r.verdict == VMSTACK_DETECT_YES);
+	CHECK(r.lo == 0x17960 && r.hi == 0x190d7);
+	CHECK(r.f.build_name && !strcmp(r.f.build_name, "Lua 5.2.4"));
+	CHECK(r.f.desc4.prog[0].op == VMSTACK_VM4_MOV &&
+	      r.f.desc4.prog[0].regs == VMSTACK_VM4_REGS_OF(3, 2));
+	/* Not 5.2: not claimed. */
+	if (!lua_detect("lua5.2", "/usr/bin/lua5.3", &r))
+		CHECK(r.verdict == VMSTACK_DETECT_NO);
+	if (!lua_detect("lua5.2", "/usr/bin/lua5.1", &r))
+		CHECK(r.verdict == VMSTACK_DETECT_NO);
+}
+
+/* A 5.2 of another version, or whose loop does not keep L in rbp: named, not walked. */
+UNIT_TEST(lua52_unknown_refused)
+{
+	/* The loop's OP_CALL: mov 0x20(%rbp),%r13 -> mov 0x20(%rbx),%r13, before orb $4,0x22(%r13) */
+	static const unsigned char rbp[] = { 0x4c, 0x8b, 0x6d, 0x20, 0x41, 0x80, 0x4d, 0x22, 0x04 };
+	static const unsigned char rbx[] = { 0x4c, 0x8b, 0x6b, 0x20, 0x41, 0x80, 0x4d, 0x22, 0x04 };
+	struct lua_found r;
+
+	if (access("/usr/bin/lua5.2", R_OK)) {
+		fprintf(stderr, "  /usr/bin/lua5.2: not installed, skipped\n");
+		return;
+	}
+	CHECK(!patched("/usr/bin/lua5.2", "$LuaVersion: Lua 5.2.4", "$LuaVersion: Lua 5.2.9",
+		       22, "build/unit-lua529"));
+	if (!lua_detect("lua5.2", "build/unit-lua529", &r))
+		CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "Lua 5.2.9"));
+	unlink("build/unit-lua529");
+	CHECK(!patched("/usr/bin/lua5.2", rbp, rbx, sizeof(rbp), "build/unit-lua52-loop"));
+	if (!lua_detect("lua5.2", "build/unit-lua52-loop", &r))
+		CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "luaV_execute"));
+	unlink("build/unit-lua52-loop");
 }
 
 /* A 5.1 whose loop keeps L where vmstack does not look: named, not walked. */

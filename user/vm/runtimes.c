@@ -7,6 +7,7 @@
 extern const struct vmstack_runtime vmstack_rt_luajit;
 extern const struct vmstack_runtime vmstack_rt_lua54;
 extern const struct vmstack_runtime vmstack_rt_lua53;
+extern const struct vmstack_runtime vmstack_rt_lua52;
 extern const struct vmstack_runtime vmstack_rt_lua51;
 extern const struct vmstack_runtime vmstack_rt_cpython;
 extern const struct vmstack_runtime vmstack_rt_php;
@@ -16,6 +17,7 @@ const struct vmstack_runtime *const vmstack_runtimes[] = {
 	&vmstack_rt_luajit,
 	&vmstack_rt_lua54,
 	&vmstack_rt_lua53,
+	&vmstack_rt_lua52,
 	&vmstack_rt_lua51,
 	&vmstack_rt_cpython,
 	&vmstack_rt_php,

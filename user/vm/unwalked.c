@@ -19,13 +19,14 @@
 typedef int unwalked_holds(Elf *elf, char *ver, size_t len);
 
 /*
- * PUC Lua by the version in lua_ident; 5.1, 5.3 and 5.4 are walked
+ * PUC Lua by the version in lua_ident; 5.1 to 5.4 are walked
  * (user/vm/lua/), and a build of theirs they do not know they name.
  */
 static int lua_holds(Elf *elf, char *ver, size_t len)
 {
 	if (vmstack_lua_version(elf, ver, len) || !strncmp(ver, "Lua 5.1", 7) ||
-	    !strncmp(ver, "Lua 5.3", 7) || !strncmp(ver, "Lua 5.4", 7))
+	    !strncmp(ver, "Lua 5.2", 7) || !strncmp(ver, "Lua 5.3", 7) ||
+	    !strncmp(ver, "Lua 5.4", 7))
 		return -1;
 	return 0;
 }

@@ -8,7 +8,7 @@
  * A function has no name of its own: Lua names it by how its caller got
  * it, reading back from the caller's call instruction to the one that
  * loaded the called register (a global, a field, a method, a local, an
- * upvalue). The rules differ between 5.1 (symbexec), 5.3 and 5.4
+ * upvalue). The rules differ between 5.1 (symbexec), 5.2, 5.3 and 5.4
  * (findsetreg, each with its own jumps and opcodes): version says which.
  */
 #ifndef VMSTACK_VM_LUA_CODE_H
@@ -23,7 +23,7 @@
 /*
  * In a frame's PC word (its saved pc, 4-byte aligned): the frame was
  * tail called, so the call its caller is at called another function
- * (5.1's ci->tailcalls, 5.3's and 5.4's CIST_TAIL), which the runtimes'
+ * (5.1's ci->tailcalls, 5.2's to 5.4's CIST_TAIL), which the runtimes'
  * programs mark there.
  */
 #define VMSTACK_LUA_PC_TAIL	1
@@ -48,7 +48,7 @@ struct lua_op {
 };
 
 struct lua_code_facts {
-	uint8_t version;		/* 51, 53 or 54 */
+	uint8_t version;		/* 51, 52, 53 or 54 (52 named as 53) */
 	const struct lua_op *ops;	/* by opcode */
 	unsigned int nops;
 	/* Instruction fields (lopcodes.h): position and width */
@@ -66,8 +66,8 @@ struct lua_code_facts {
 	struct lua_proto_facts str;	/* strings (TString) */
 };
 
-extern const struct lua_code_facts vmstack_lua51_code, vmstack_lua53_code,
-	vmstack_lua54_code;
+extern const struct lua_code_facts vmstack_lua51_code, vmstack_lua52_code,
+	vmstack_lua53_code, vmstack_lua54_code;
 
 /*
  * The name debug.getinfo gives the function that Proto @proto's

@@ -3,8 +3,9 @@
  * Each PUC Lua version's opcodes as naming sees them (lopcodes.h's order,
  * lopcodes.c's A mode) and its instruction and Proto layout on x86-64 as
  * GCC lays it out: 5.1.5 (Redis 7.0's deps/lua, ldebug.c 2.29.1.6 and
- * lopcodes.c), 5.3.6 and 5.4.4 (tags v5.3.6, v5.4.4: lopcodes.[ch],
- * lobject.h).
+ * lopcodes.c), 5.2.4 (lopcodes.[ch], lobject.h, ldebug.c as at tag v5.2.3:
+ * 5.2.4 changed none of what is used here), 5.3.6 and 5.4.4 (tags
+ * v5.3.6, v5.4.4: lopcodes.[ch], lobject.h).
  */
 #include "vm/lua/lua_code.h"
 
@@ -23,6 +24,25 @@ static const struct lua_op ops51[] = {
 	A(CALL), A(TAILCALL), N(OTHER) /* RETURN */, A(FORJMP51) /* FORLOOP */,
 	A(FORJMP51) /* FORPREP */, N(TFORLOOP51), N(SETLIST51), N(OTHER) /* CLOSE */,
 	A(CLOSURE51), A(OTHER) /* VARARG */,
+};
+
+/*
+ * 5.2: 5.3's without the integer and bitwise operators. Its findsetreg
+ * counts a TEST on the register as setting it (A mode 0 in lopcodes.c):
+ * marked here as setting A, which findsetreg then does the same with.
+ */
+static const struct lua_op ops52[] = {
+	A(MOVE), A(LOADK), A(LOADKX), A(OTHER) /* LOADBOOL */, A(LOADNIL), A(GETUPVAL),
+	A(GETTABUP), A(GETTABLE), N(OTHER) /* SETTABUP */, N(OTHER) /* SETUPVAL */,
+	N(OTHER) /* SETTABLE */, A(OTHER) /* NEWTABLE */, A(SELF),
+	/* ADD SUB MUL DIV MOD POW UNM NOT LEN CONCAT */
+	A(OTHER), A(OTHER), A(OTHER), A(OTHER), A(OTHER), A(OTHER), A(OTHER), A(OTHER),
+	A(OTHER), A(OTHER),
+	N(JMP), N(OTHER) /* EQ */, N(OTHER) /* LT */, N(OTHER) /* LE */,
+	A(OTHER) /* TEST: see above */, A(OTHER) /* TESTSET */, A(CALL), A(TAILCALL),
+	N(OTHER) /* RETURN */, A(OTHER) /* FORLOOP */, A(OTHER) /* FORPREP */, N(TFORCALL),
+	A(OTHER) /* TFORLOOP */, N(OTHER) /* SETLIST */, A(OTHER) /* CLOSURE */,
+	A(OTHER) /* VARARG */, N(OTHER) /* EXTRAARG */,
 };
 
 static const struct lua_op ops53[] = {
@@ -66,7 +86,7 @@ static const struct lua_op ops54[] = {
 	A(OTHER) /* VARARG */, A(OTHER) /* VARARGPREP */, N(OTHER) /* EXTRAARG */,
 };
 
-/* 5.1 and 5.3: op 6 bits, A 8 at 6, C 9 at 14, B 9 at 23, Bx 18 at 14. */
+/* 5.1 to 5.3: op 6 bits, A 8 at 6, C 9 at 14, B 9 at 23, Bx 18 at 14. */
 #define FIELDS_5153 \
 	.op_bits = 6, .a_pos = 6, .a_bits = 8, .b_pos = 23, .b_bits = 9, .c_pos = 14, \
 	.c_bits = 9, .bx_pos = 14, .bx_bits = 18, .ax_pos = 6, .ax_bits = 26, \
@@ -82,6 +102,19 @@ const struct lua_code_facts vmstack_lua51_code = {
 	.locvar_size = 16, .locvar_startpc = 8, .locvar_endpc = 12,
 	.tv_size = 16, .tv_tt = 8,
 	.str = { .p_linedefined = 0x60, .p_source = 0x40, .gc_tt = 0x08, .str_tag = 4,
+		 .ts_len = 0x10, .ts_contents = 0x18 },
+};
+
+const struct lua_code_facts vmstack_lua52_code = {
+	.version = 52, .ops = ops52, .nops = sizeof(ops52) / sizeof(ops52[0]),
+	FIELDS_5153,
+	.p_k = 0x10, .p_code = 0x18, .p_p = 0x20, .p_lineinfo = 0x28, .p_locvars = 0x30,
+	.p_upvalues = 0x38, .p_sizeupvalues = 0x50, .p_sizecode = 0x58,
+	.p_sizelineinfo = 0x5c, .p_sizelocvars = 0x64,
+	.upval_size = 16,
+	.locvar_size = 16, .locvar_startpc = 8, .locvar_endpc = 12,
+	.tv_size = 16, .tv_tt = 8,
+	.str = { .p_linedefined = 0x68, .p_source = 0x48, .gc_tt = 0x08, .str_tag = 4,
 		 .ts_len = 0x10, .ts_contents = 0x18 },
 };
 
