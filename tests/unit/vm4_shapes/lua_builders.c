@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Lua 5.1 and 5.3 runtimes' own program builders (user/vm/lua/),
+ * The Lua 5.1, 5.2 and 5.3 runtimes' own program builders (user/vm/lua/),
  * with their real layouts, on fake stacks in the shape of Debian's and
  * Redis's builds. Unlike lua51.c and lua53.c beside this file (sketches
  * that kept L in a frame slot), the loops here keep their state in a
  * callee-saved register as the real code does: 5.3's ci and Debian 5.1's
- * L in rbp, recovered frame by frame by unwind rules (no frame
+ * L in rbp (and 5.2's L), recovered frame by frame by unwind rules (no frame
  * pointers: the rule saves rbp at CFA - 0x100, as a prologue's push
  * would), Redis 5.1's L at sp + 0x58, where its loop's prologue saves
  * luaD_call's rbx.
@@ -20,6 +20,8 @@
 
 #include "shape.h"
 #include "vm/lua/lua51.h"
+#include "vm/lua/lua52.h"
+#include "vm/lua/lua_code.h"
 #include "vm/lua/lua53.h"
 #include "walk.h"
 
@@ -193,6 +195,121 @@ UNIT_TEST(vm4_lua53_builder)
 
 		frames(rbp);
 		fake_put8(chunk + L->proto.gc_tt, 5);
+		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+	}
+}
+
+/* 5.2: a CallInfo of function value @func (a TValue, or 0: a C function's). */
+static u64 ci52(const struct lua52_layout *L, u64 func, u64 previous, u64 pc, u8 status)
+{
+	u64 ci = shape_alloc(80);
+
+	fake_put64(ci + L->ci_func, func);
+	fake_put64(ci + L->ci_previous, previous);
+	fake_put64(ci + L->ci_savedpc, pc);
+	fake_put8(ci + L->ci_callstatus, status);
+	return ci;
+}
+
+/* 5.2: a Lua function's value, of a new Proto (in *@proto): as 5.3's. */
+static u64 lcl52(const struct lua52_layout *L, u64 *proto)
+{
+	u64 cl = shape_alloc(40), tv = shape_alloc(16);
+
+	*proto = shape_alloc(120);
+	fake_put8(*proto + L->proto.gc_tt, L->tproto);
+	fake_put64(cl + L->cl_p, *proto);
+	fake_put64(tv, cl);
+	fake_put8(tv + L->tv_tag, L->tag_lcl);
+	return tv;
+}
+
+/* 5.2: a lua_State whose current CallInfo is @ci. */
+static u64 state52(const struct lua52_layout *L, u64 ci)
+{
+	u64 st = shape_alloc(200);
+
+	fake_put8(st + L->l_tt, L->tthread);
+	fake_put64(st + L->l_ci, ci);
+	return st;
+}
+
+/*
+ * main -> lua_pcallk -> outer loop (the chunk; g by OP_CALL, REENTRY) ->
+ * g calls a C function -> lua_callk -> inner loop (f; h REENTRY, tail
+ * called) -> h calls os.clock (sampled). Both loops' rbp: L, its ci
+ * os.clock's; or the inner loop a coroutine's, its own L.
+ */
+UNIT_TEST(vm4_lua52_builder)
+{
+	const struct lua52_layout *L = &vmstack_lua524;
+	static struct vmstack_vm_desc4 d;
+	static struct vm_prog p;
+	u64 chunk, g, f, h, fn_chunk, fn_g, fn_f, fn_h;
+	u64 ci_chunk, ci_g, ci_c, ci_f, ci_h, ci_clock, st, co;
+	u8 lua = L->cist_lua, re = L->cist_reentry;
+
+	shape_mem();
+	fn_chunk = lcl52(L, &chunk);
+	fn_g = lcl52(L, &g);
+	fn_f = lcl52(L, &f);
+	fn_h = lcl52(L, &h);
+	ci_chunk = ci52(L, fn_chunk, ci52(L, 0, 0, 0, 0), chunk + 0x500, lua);
+	ci_g = ci52(L, fn_g, ci_chunk, g + 0x510, lua | re);
+	ci_c = ci52(L, 0, ci_g, 0, 0);
+	ci_f = ci52(L, fn_f, ci_c, f + 0x520, lua);
+	ci_h = ci52(L, fn_h, ci_f, h + 0x530, lua | re | L->cist_tail);
+	ci_clock = ci52(L, 0, ci_h, 0, 0);
+	st = state52(L, ci_clock);
+	vmstack_lua52_prog(L, &p);
+	shape_desc(&d, &p);
+	{
+		const u64 rbp[NFRAMES] = { 0, st, 0, 0, st, 0 };
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, h), h + 0x530 + VMSTACK_LUA_PC_TAIL,
+			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x520,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
+			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
+			SHAPE_MAIN_RA,
+		};
+
+		frames(rbp);
+		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+	}
+	{
+		/* The inner loop a coroutine's (f, h): the outer L's ci is the resume's. */
+		co = state52(L, ci52(L, 0, ci_h, 0, 0));
+		fake_put64(ci_f + L->ci_previous, ci52(L, 0, 0, 0, 0));
+		fake_put64(st + L->l_ci, ci_c);
+		const u64 rbp[NFRAMES] = { 0, co, 0, 0, st, 0 };
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_SCRIPT, h), h + 0x530 + VMSTACK_LUA_PC_TAIL,
+			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x520,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
+			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
+			SHAPE_MAIN_RA,
+		};
+
+		frames(rbp);
+		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+	}
+	{
+		/* rbp no lua_State (OP_CLOSURE lends it): that frame stays native. */
+		const u64 rbp[NFRAMES] = { 0, 0x10, 0, 0, st, 0 };
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
+			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
+			SHAPE_MAIN_RA,
+		};
+
+		frames(rbp);
 		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
 	}
 }
