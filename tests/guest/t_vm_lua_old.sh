@@ -1,11 +1,11 @@
-# Lua 5.1 and 5.3 (Debian's lua5.1 and lua5.3, unmodified) and Redis 7.0's
+# Lua 5.1, 5.2 and 5.3 (Debian's lua5.1, lua5.2, lua5.3, unmodified) and Redis 7.0's
 # own Lua 5.1 (redis-server, EVAL in a loop): a script with a known call
 # tree. Lua frames sit between C frames: C -> Lua -> C -> Lua, the
 # comparator table.sort calls under the function that called table.sort,
 # lua_call(k) between them; per-function shares match the script's fixed
 # CPU split (50/50) within 5 points. A function its caller's call names
 # is "NAME (CHUNK:LINE)", NAME as Lua's own debug.getinfo names it
-# (checked against it for lua5.1 and lua5.3: lua_getinfo_names), LINE
+# (checked against it for lua5.1 to lua5.3: lua_getinfo_names), LINE
 # the one it is at; the comparator, called from C, is "CHUNK:LINE" of its
 # first line. HAProxy 2.6 (liblua5.3, a Lua service in a coroutine under
 # curl load) too, when installed.
@@ -38,7 +38,7 @@ check() {
 	[ "$cut" -le 2 ] || fail "$label: more than 2% of VM stacks cut"
 	[ -z "${5:-}" ] || lua_names_match "$f" "$chunk" "$label" "$5"
 }
-for v in 5.1 5.3; do
+for v in 5.1 5.2 5.3; do
 	vmstack-record -F 999 -o /tmp/lold$v.folded -- lua$v $script $((3 * span)) 2>/tmp/lold$v.err ||
 		{ cat /tmp/lold$v.err; fail "lua$v: record failed"; }
 	cat /tmp/lold$v.err
