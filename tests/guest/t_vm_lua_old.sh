@@ -1,5 +1,5 @@
-# Lua 5.1, 5.2 and 5.3 (Debian's lua5.1, lua5.2, lua5.3, unmodified) and Redis 7.0's
-# own Lua 5.1 (redis-server, EVAL in a loop): a script with a known call
+# Lua 5.1, 5.2 and 5.3 (Debian's lua5.1, lua5.2, lua5.3, unmodified) and
+# Redis 7.0's own Lua 5.1 (redis-server, EVAL in a loop): a script with a known call
 # tree. Lua frames sit between C frames: C -> Lua -> C -> Lua, the
 # comparator table.sort calls under the function that called table.sort,
 # lua_call(k) between them; per-function shares match the script's fixed
