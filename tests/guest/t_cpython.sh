@@ -104,6 +104,7 @@ repl=$(count $f ";$(fr replfn)")
 replc=$(count $f ";$(fr sub_work)${nat}$(fr replfn)")
 read -r s1 s2 s3 <<<"$(share3 "$(count $f ";$(fr outer)")" "$(count $f ";$(fr sort_work)")" \
 	"$(count $f ";$(fr sub_work)")")"
+cp $f "$VMSTACK_RESULTS/"
 cpu=$(sed -n 's/.*mode=sandwich.*cpu_shares=\([0-9.\/]*\).*/\1/p' $f.err)
 r=$(rooted $f '^python3\.11;_start;')
 note "sandwich: inner's samples with the whole C->Py->C->Py->C chain $(pct $chain $inner)% ($chain of $inner); keyfn under sort_work through sorted's C frames $(pct $keyc $key)%, replfn under sub_work through re's $(pct $replc $repl)%; outer/sort_work/sub_work $s1/$s2/$s3 (the script's CPU split $cpu); merged and rooted $r%"
