@@ -164,6 +164,8 @@ int vmstack_entry_hold_wait(struct vmstack_entry_hold *h, double timeout_s)
 			poked = !plant(h, &word);
 			if (!poked)
 				break;
+			if (h->at_exec)
+				h->at_exec(h->at_exec_arg);
 		} else if (sig == SIGTRAP && poked && !undo_at_entry(h, word)) {
 			h->held = 1;
 			return 0;

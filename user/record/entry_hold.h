@@ -26,6 +26,13 @@ struct vmstack_entry_hold {
 	int traced;		/* attached: stops come to us */
 	int held;		/* stopped at its entry, undone breakpoint */
 	uint64_t entry;
+	/*
+	 * Called at each exec stop, before the image runs on to its entry:
+	 * the loader's own rules must be up before the loader runs (on a
+	 * slow kernel its mmap calls are a tenth of a short run). Optional.
+	 */
+	void (*at_exec)(void *arg);
+	void *at_exec_arg;
 };
 
 /*

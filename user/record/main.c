@@ -46,10 +46,27 @@ static int check_pids(const struct record_options *o)
 	return 0;
 }
 
-/* Sampling is on: the command runs exec, up to its entry point. */
-static int release_command(const struct record_options *o, struct vmstack_command *cmd)
+/*
+ * Stopped just after exec: its program and loader are mapped, the
+ * libraries not yet. Their rules go up now, so that the loader's own work
+ * (a tenth of a short run on a slow kernel) is unwound too.
+ */
+static void describe_at_exec(void *arg)
 {
-	int err = vmstack_command_release(cmd);
+	struct vmstack_target *t = arg;
+
+	vmstack_process_refresh(t->proc);
+}
+
+/* Sampling is on: the command runs exec, up to its entry point. */
+static int release_command(const struct record_options *o, struct vmstack_command *cmd,
+			   struct vmstack_target *t)
+{
+	int err;
+
+	cmd->hold.at_exec = describe_at_exec;
+	cmd->hold.at_exec_arg = t;
+	err = vmstack_command_release(cmd);
 
 	if (err) {
 		fprintf(stderr, TOOL ": cannot run %s: %s\n", o->cmd[0], strerror(err));
@@ -114,7 +131,7 @@ int main(int argc, char **argv)
 		goto out_targets;
 	started = record_now();
 	record_interval_begin(&r, started, 0);
-	if (o.cmd && release_command(&o, &cmd))
+	if (o.cmd && release_command(&o, &cmd, &r.targets.t[0]))
 		goto out_targets;
 	running = o.cmd != NULL;
 	record_targets_describe(&r.targets);
