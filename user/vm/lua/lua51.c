@@ -328,23 +328,9 @@ static enum vmstack_detect lua51_detect(const struct vmstack_map *m, int pid,
 	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, d, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	f->prog = true;
-	f->build = seen.L;
+	f->build = &vmstack_lua51_code;	/* what its namers read */
 	f->build_name = seen.L->version;
 	return VMSTACK_DETECT_YES;
-}
-
-static int lua51_name(const void *build, int pid, const struct vmstack_frame *f,
-		      struct vmstack_name_buf *out)
-{
-	(void)build;	/* one version: its code facts */
-	return vmstack_lua_frame_name(&vmstack_lua51_code, pid, f, out);
-}
-
-static int lua51_site(const void *build, int pid, const struct vmstack_frame *callee,
-		      const struct vmstack_frame *caller, char *out, size_t len)
-{
-	(void)build;
-	return vmstack_lua_site_name(&vmstack_lua51_code, pid, callee, caller, out, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua51 = {
@@ -353,7 +339,7 @@ const struct vmstack_runtime vmstack_rt_lua51 = {
 	.label = "Lua 5.1",
 	.help = "Lua 5.1 in any mapped file of a known version (5.1.5: Debian's lua5.1, Redis 7.0's own)",
 	.detect = lua51_detect,
-	.namer = lua51_name,
-	.site_namer = lua51_site,
+	.namer = vmstack_lua_frame_name,
+	.site_namer = vmstack_lua_site_name,
 	.names_by_pc = true,
 };

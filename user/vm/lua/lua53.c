@@ -158,23 +158,9 @@ static enum vmstack_detect lua53_detect(const struct vmstack_map *m, int pid,
 	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, d, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	f->prog = true;
-	f->build = L;
+	f->build = &vmstack_lua53_code;	/* what its namers read */
 	f->build_name = L->version;
 	return VMSTACK_DETECT_YES;
-}
-
-static int lua53_name(const void *build, int pid, const struct vmstack_frame *f,
-		      struct vmstack_name_buf *out)
-{
-	(void)build;	/* one version: its code facts */
-	return vmstack_lua_frame_name(&vmstack_lua53_code, pid, f, out);
-}
-
-static int lua53_site(const void *build, int pid, const struct vmstack_frame *callee,
-		      const struct vmstack_frame *caller, char *out, size_t len)
-{
-	(void)build;
-	return vmstack_lua_site_name(&vmstack_lua53_code, pid, callee, caller, out, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua53 = {
@@ -183,7 +169,7 @@ const struct vmstack_runtime vmstack_rt_lua53 = {
 	.label = "Lua 5.3",
 	.help = "Lua 5.3 in any mapped file of a known version (5.3.6: lua5.3, liblua5.3, HAProxy)",
 	.detect = lua53_detect,
-	.namer = lua53_name,
-	.site_namer = lua53_site,
+	.namer = vmstack_lua_frame_name,
+	.site_namer = vmstack_lua_site_name,
 	.names_by_pc = true,
 };

@@ -189,23 +189,9 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, &f->desc4, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	f->prog = true;
-	f->build = L;
+	f->build = &vmstack_lua54_code;	/* what its namers read */
 	f->build_name = L->version;
 	return VMSTACK_DETECT_YES;
-}
-
-static int lua54_name(const void *build, int pid, const struct vmstack_frame *f,
-		      struct vmstack_name_buf *out)
-{
-	(void)build;	/* one version: its code facts */
-	return vmstack_lua_frame_name(&vmstack_lua54_code, pid, f, out);
-}
-
-static int lua54_site(const void *build, int pid, const struct vmstack_frame *callee,
-		      const struct vmstack_frame *caller, char *out, size_t len)
-{
-	(void)build;
-	return vmstack_lua_site_name(&vmstack_lua54_code, pid, callee, caller, out, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua54 = {
@@ -214,7 +200,7 @@ const struct vmstack_runtime vmstack_rt_lua54 = {
 	.label = "Lua 5.4",
 	.help = "Lua 5.4 in any mapped file of a known version (5.4.4)",
 	.detect = lua54_detect,
-	.namer = lua54_name,
-	.site_namer = lua54_site,
+	.namer = vmstack_lua_frame_name,
+	.site_namer = vmstack_lua_site_name,
 	.names_by_pc = true,
 };

@@ -364,10 +364,11 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	return got == NONE || c.bad ? -1 : 0;
 }
 
-int vmstack_lua_site_name(const struct lua_code_facts *C, int pid,
-			  const struct vmstack_frame *callee,
+int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame *callee,
 			  const struct vmstack_frame *caller, char *out, size_t len)
 {
+	const struct lua_code_facts *C = build;
+
 	/* Lua names no function a tail call put where its caller's call was. */
 	if (callee->pc & VMSTACK_LUA_PC_TAIL)
 		return -1;

@@ -79,20 +79,21 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 			    uint64_t savedpc, char *out, size_t len);
 
 /*
- * The runtimes' site_namer (vm/runtime.h): what script frame @caller
- * calls @callee, its Proto and saved pc the frames' value and pc; -1 for
- * a callee tail called.
+ * Every PUC Lua runtime's site_namer (vm/runtime.h), its build the
+ * version's struct lua_code_facts: what script frame @caller calls
+ * @callee, its Proto and saved pc the frames' value and pc; -1 for a
+ * callee tail called.
  */
-int vmstack_lua_site_name(const struct lua_code_facts *C, int pid,
-			  const struct vmstack_frame *callee,
+int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame *callee,
 			  const struct vmstack_frame *caller, char *out, size_t len);
 
 /*
- * The runtimes' namer: script frame @f as "CHUNK:LINEDEFINED"
- * (lua_name.h), with the line it is at as its line. 0, or -1.
+ * Every PUC Lua runtime's namer, its build the version's struct
+ * lua_code_facts: script frame @f as "CHUNK:LINEDEFINED" (lua_name.h),
+ * with the line it is at as its line. 0, or -1.
  */
-int vmstack_lua_frame_name(const struct lua_code_facts *C, int pid,
-			   const struct vmstack_frame *f, struct vmstack_name_buf *out);
+int vmstack_lua_frame_name(const void *build, int pid, const struct vmstack_frame *f,
+			   struct vmstack_name_buf *out);
 
 /* The line of Proto @proto's activation at @savedpc, as currentline; -1 if not known. */
 int vmstack_lua_current_line(const struct lua_code_facts *C, int pid, uint64_t proto,

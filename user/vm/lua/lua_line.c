@@ -72,9 +72,10 @@ int vmstack_lua_current_line(const struct lua_code_facts *C, int pid, uint64_t p
 	return line;
 }
 
-int vmstack_lua_frame_name(const struct lua_code_facts *C, int pid,
-			   const struct vmstack_frame *f, struct vmstack_name_buf *out)
+int vmstack_lua_frame_name(const void *build, int pid, const struct vmstack_frame *f,
+			   struct vmstack_name_buf *out)
 {
+	const struct lua_code_facts *C = build;
 	int line;
 
 	if (f->kind != VMSTACK_FRAME_SCRIPT || vmstack_lua_proto_name(&C->str, pid, f->value, out))
