@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # synthetic-raw.py FILE [FORMAT]: a raw recording (user/raw_file.h, format
-# FORMAT, default 7; 6 has the same header when no VM names are kept) of
+# FORMAT, default 8; 6 and 7 have the same header when no VM names are
+# kept, without 8's count of call sites) of
 # 400,000 native samples without the module, for timing vmstack-report on
 # the host (scripts/host-bench-report): 20,000 stacks of 10 to 40 frames
 # (25 on average) at random addresses in libc's code, drawn with a long
@@ -10,7 +11,8 @@
 import random, re, struct, sys
 
 path = sys.argv[1]
-fmt = sys.argv[2] if len(sys.argv) > 2 else '7'
+fmt = sys.argv[2] if len(sys.argv) > 2 else '8'
+sites = 'vmsites 0\n' if int(fmt) >= 8 else ''
 # libc's code as this process maps it: a real file, so its symbols name
 # the frames; placed at a fixed address, so the file does not vary by run.
 for line in open('/proc/self/maps'):
@@ -31,8 +33,8 @@ stacks = [[base + random.randrange(size) for _ in range(random.randint(10, 40))]
 PID = 4242
 with open(path, 'wb') as out:
     out.write(('VMSTACK-RAW %s\npid %d\ncomm bench\nfreq 999\nlost 0\n'
-               'duration 1000000000\nmaps 1\n%svmnames 0\nthreads 0\nrecords\n'
-               % (fmt, PID, maps)).encode())
+               'duration 1000000000\nmaps 1\n%svmnames 0\n%sthreads 0\nrecords\n'
+               % (fmt, PID, maps, sites)).encode())
     for i in range(400000):
         s = stacks[min(int(random.expovariate(1 / 3000.0)), len(stacks) - 1)]
         # struct vmstack_rec_sample: VMSTACK_REC_SAMPLE (2), no flags, its
