@@ -29,7 +29,11 @@
 #include "util.h"
 #include "vm/cpython/cpython.h"
 
-#define CPYTHON_BUILDS_MAX 16
+/*
+ * A build per interpreter layout and code type's address: each process
+ * (ASLR) of a system-wide session has its own.
+ */
+#define CPYTHON_BUILDS_MAX 64
 static struct cpython_build cpython_builds[CPYTHON_BUILDS_MAX];
 static unsigned int cpython_nbuilds;
 
@@ -197,17 +201,28 @@ static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 	return 0;
 }
 
-/* The build for @L with code objects' type at @code_type, made once. */
+/*
+ * The build for @L with code objects' type at @code_type, made once; its
+ * name says the version and where the layout came from (@source; NULL:
+ * 3.11's table), so one of another patch level or source is another build.
+ */
 static struct cpython_build *build_of(const struct cpython_layout *L, uint64_t code_type,
 				      uint64_t hex, const char *source, char *why, size_t len)
 {
 	struct cpython_build *b;
+	char name[sizeof(b->name)];
 	unsigned int i;
 
+	if (source)
+		snprintf(name, sizeof(name), "CPython %u.%u.%u (layout from %s)", L->major,
+			 L->minor, (unsigned int)(hex >> 8 & 0xff), source);
+	else
+		snprintf(name, sizeof(name), "CPython %u.%u.%u", L->major, L->minor,
+			 (unsigned int)(hex >> 8 & 0xff));
 	for (i = 0; i < cpython_nbuilds; i++)
 		if (cpython_builds[i].L.minor == L->minor &&
 		    !cpython_layout_differs(&cpython_builds[i].L, L) &&
-		    cpython_builds[i].code_type == code_type)
+		    cpython_builds[i].code_type == code_type && !strcmp(cpython_builds[i].name, name))
 			return &cpython_builds[i];
 	if (cpython_nbuilds == CPYTHON_BUILDS_MAX) {
 		snprintf(why, len, "more than %d CPython interpreters in one recording",
@@ -218,12 +233,7 @@ static struct cpython_build *build_of(const struct cpython_layout *L, uint64_t c
 	memset(b, 0, sizeof(*b));
 	b->L = *L;
 	b->code_type = code_type;
-	if (source)
-		snprintf(b->name, sizeof(b->name), "CPython %u.%u.%u (layout from %s)", L->major,
-			 L->minor, (unsigned int)(hex >> 8 & 0xff), source);
-	else
-		snprintf(b->name, sizeof(b->name), "CPython %u.%u.%u", L->major, L->minor,
-			 (unsigned int)(hex >> 8 & 0xff));
+	memcpy(b->name, name, sizeof(name));
 	return b;
 }
 
