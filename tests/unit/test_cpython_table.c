@@ -7,7 +7,8 @@
  * changed so that it is another build to the recorder's caches), are laid
  * out by their minor version's row, found live and walked; a copy whose
  * code objects are another size, or whose version the table lacks, is
- * named and not walked. A machine without the builds says so and skips.
+ * named and not walked; one whose own layout differs from its row says
+ * so. A machine without the builds says so and skips.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -90,6 +91,7 @@ struct patch {
 	bool no_debug_offsets;	/* 3.13: its _PyRuntime's cookie broken */
 	int64_t code_size;	/* PyCode_Type's tp_basicsize, or 0: as it is */
 	uint32_t py_version;	/* Py_Version, or 0: as it is */
+	int64_t threads_head;	/* 3.13: _Py_DebugOffsets' threads_head, or 0: as it is */
 };
 
 /* Bytes at @sym + @add in the copy @fd of @elf replaced with @len of @data. */
@@ -151,6 +153,8 @@ static int stripped_copy(const struct version *v, const char *dir, const struct 
 		bad |= poke(fd, elf, "_PyRuntime", 0, "ydebugpy", 8);
 	if (!bad && p->code_size)
 		bad |= poke(fd, elf, "PyCode_Type", 32, &p->code_size, 8);
+	if (!bad && p->threads_head)
+		bad |= poke(fd, elf, "_PyRuntime", 72, &p->threads_head, 8);
 	if (!bad && p->py_version)
 		bad |= poke(fd, elf, "Py_Version", 0, &p->py_version, 4);
 	if (elf)
@@ -244,12 +248,15 @@ UNIT_TEST(cpython_table_stripped_found)
  * A stripped 3.12 whose PyCode_Type says another size than the row's
  * reference build: refused, named. One whose Py_Version says 3.14 (no
  * row, no _Py_DebugOffsets of a layout vmstack reads): named, not walked.
+ * A stripped 3.13 whose _Py_DebugOffsets put threads.head elsewhere: its
+ * own offsets used, the row's difference named.
  */
-UNIT_TEST(cpython_table_refused)
+UNIT_TEST(cpython_table_other_builds)
 {
 	const struct version *v = &cpython_pyenv_versions[2];	/* 3.12.1 */
-	const char *dir = "build/unit-pytable-refused";
+	const char *dir = "build/unit-pytable-other";
 	struct patch other_size = { .code_size = 200 }, v314 = { .py_version = 0x030e00f0 };
+	struct patch other_head = { .threads_head = 7344 + 8 };
 	struct vmstack_vm_found f;
 	char lib[512], copy[600], why[256] = "";
 
@@ -268,5 +275,16 @@ UNIT_TEST(cpython_table_refused)
 	      VMSTACK_DETECT_UNKNOWN);
 	fprintf(stderr, "  3.14: %s\n", why);
 	CHECK(!f.prog && !strcmp(why, "CPython 3.14.0, a version vmstack does not know"));
+	remove_copy(dir, copy);
+	v = &cpython_pyenv_versions[3];	/* 3.13.0 */
+	if (!have_pyenv_lib(v, lib, sizeof(lib)))
+		return;
+	CHECK(!stripped_copy(v, dir, &other_head, copy, sizeof(copy)));
+	CHECK(unit_detect_file("cpython", copy, MAP_START, &f, why, sizeof(why)) ==
+	      VMSTACK_DETECT_YES);
+	fprintf(stderr, "  3.13, threads.head moved: %s\n", f.build_name ? f.build_name : "?");
+	CHECK(f.prog && f.build_name &&
+	      !strcmp(f.build_name, "CPython 3.13.0 (layout from _Py_DebugOffsets; the table "
+		      "(3.13.0's DWARF) differs on is_threads_head)"));
 	remove_copy(dir, copy);
 }
