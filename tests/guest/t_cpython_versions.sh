@@ -62,13 +62,13 @@ threads() {
 		fail "$v threads: under 95% of a thread's samples under its own start"
 	within 5 "$s1" "$cpu" || fail "$v threads: shares off the threads' CPU clocks by more than 5 points"
 }
-# merged VERSION PYTHON WANT TAG: pyv.py recorded, its layout named as
-# WANT says, the chain, rooting and line checks; TAG names its files and
-# messages.
+# merged VERSION PYTHON WANT TAG SECONDS: pyv.py recorded for SECONDS,
+# its layout named as WANT says, the chain, rooting and line checks; TAG
+# names its files and messages.
 merged() {
 	local v=$1 py=$2 want=$3 t=$4 f key sep chain all ok line
 	f=/tmp/pyv-$t.folded
-	vmstack-record --stats -F 999 -o $f -- $py /tmp/pyv.py $((3 * span)) 2>$f.err ||
+	vmstack-record --stats -F 999 -o $f -- $py /tmp/pyv.py $5 2>$f.err ||
 		{ cat $f.err; fail "$t: record failed"; }
 	grep -qE "VM frames merged \($want" $f.err || { cat $f.err; fail "$t: CPython not merged"; }
 	grep -o 'VM frames merged ([^;]*' $f.err
@@ -97,14 +97,15 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
 		want="CPython $v\.[0-9]+ \(layout from [^)]*DWARF"
 	fi
 	[ -x "$py" ] || fail "no CPython $v here (scripts/setup provides the pyenv builds)"
-	merged $v $py "$want" $v
+	merged $v $py "$want" $v $((3 * span))
 	threads $v $py "$want"
 done
 # Builds without DWARF (issue 29): each pyenv libpython3.X.so.1.0
 # stripped (objcopy --strip-debug) and run in its place (LD_LIBRARY_PATH
 # comes before the build's RUNPATH): 3.9, 3.10 and 3.12 laid out by the
 # table generated from the pyenv builds' DWARF, 3.13 by its
-# _Py_DebugOffsets (the table compared); the same checks.
+# _Py_DebugOffsets (the table compared); the same checks, on a recording
+# a third as long (the layout is what differs, not the walk).
 for v in 3.9 3.10 3.12 3.13; do
 	py=$(ls /root/.pyenv/versions/$v.*/bin/python$v 2>/dev/null | head -1)
 	d=/tmp/pystrip-$v
@@ -114,6 +115,6 @@ for v in 3.9 3.10 3.12 3.13; do
 	want="CPython $v\.[0-9]+ \(layout from the table \($v\.[0-9]+'s DWARF\)\)"
 	[ $v = 3.13 ] && want="CPython $v\.[0-9]+ \(layout from _Py_DebugOffsets\)"
 	export LD_LIBRARY_PATH=$d
-	merged $v $py "$want" $v-stripped
+	merged $v $py "$want" $v-stripped $span
 	unset LD_LIBRARY_PATH
 done
