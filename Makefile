@@ -17,6 +17,8 @@
 #   make asan       the recorder and unit tests under ASan+UBSan (build/asan/);
 #                   make check runs both (unit tests on the host, a recording
 #                   in the guest)
+#   make pylayout-table  user/vm/cpython/layout_table.c rewritten from the
+#                   pyenv builds' DWARF (CPython's layouts for builds without)
 #   make lint       checkpatch, W=1 and sparse on the module
 #   make demo       profile the bundled demo in the test VM (build/demo/)
 #   make bench      vmstack vs perf in one VM boot, as ratios (build/bench.txt)
@@ -63,7 +65,8 @@ CORE_OBJS := $(CORE_SRCS:user/%.c=$(B)/%.o) $(B)/vm_prog_check.o
 RECORD_OBJS := $(patsubst user/%.c,$(B)/%.o,$(wildcard user/record/*.c)) \
 	       $(B)/unwind/upload.o $(B)/unwind/py_trampolines_upload.o $(B)/cli.o
 NL_OBJS := $(B)/vmstack_nl.o $(B)/abi.o
-UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/vm4_shapes/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/vm4_shapes/*.c) \
+	     tests/tools/pylayout/gen.c
 # The module's pure walker (module/walk.h), built for the host's unit tests.
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
 	     module/vm_prog.c
@@ -78,9 +81,10 @@ INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
 PRODUCT := $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
 # What only the tests use.
 TEST_TOOLS := $(B)/unit-tests $(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw \
-	      $(B)/vmstack-attach-time $(WORKLOADS)
+	      $(B)/vmstack-attach-time $(B)/vmstack-pylayout-gen $(WORKLOADS)
 
 .PHONY: all module tools asan check check-guest check-debug check-kernels lint demo bench \
+	pylayout-table \
 	clean install uninstall modules_install install-dkms
 all: module $(PRODUCT)
 
@@ -147,6 +151,19 @@ $(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
 $(B)/vmstack-attach-time: tests/tools/vmstack-attach-time.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
+# CPython's layout table (user/vm/cpython/layout_table.c) from the pyenv
+# builds' DWARF: written, never typed; `make pylayout-table` rewrites it.
+# The generator links no table (no_table.c): every layout it writes is
+# read from DWARF, and a table that no longer builds can be rewritten.
+PYLAYOUT_GEN_SRCS := $(wildcard tests/tools/pylayout/*.c)
+PYLAYOUT_GEN_OBJS := $(filter-out $(B)/vm/cpython/layout_table.o,$(CORE_OBJS))
+$(B)/vmstack-pylayout-gen: $(PYLAYOUT_GEN_SRCS) tests/tools/pylayout/gen.h $(PYLAYOUT_GEN_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PYLAYOUT_GEN_SRCS) $(PYLAYOUT_GEN_OBJS) $(LDLIBS_CORE) -o $@
+
+pylayout-table: $(B)/vmstack-pylayout-gen
+	$< >user/vm/cpython/layout_table.c.tmp && mv user/vm/cpython/layout_table.c.tmp \
+		user/vm/cpython/layout_table.c
+
 $(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h module/vm_prog.h \
 		module/vm_prog_check.h tests/unit/walk_host.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(B)/host-module
@@ -160,8 +177,8 @@ $(B)/vm_prog_check.o: module/vm_prog_check.c module/vm_prog_check.h \
 # A command's start and its hold at the entry point run real programs.
 UNIT_RECORD_OBJS := $(B)/record/ring_size.o $(B)/record/command.o $(B)/record/entry_hold.o
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h \
-		tests/unit/vm4_shapes/*.h
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) \
+		tests/unit/vm4_shapes/*.h tests/tools/pylayout/gen.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Itests/tools -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) \
 		$(B)/cli.o $(WALK_OBJS) $(LDLIBS_CORE) -o $@
 
 # Workloads with known call trees: a frame pointer in every function. -O0,

@@ -10,8 +10,12 @@
  * every x86-64 build, py311.c); 3.9, 3.10 (frame_object.c) and 3.12 from
  * the build's own DWARF (layout_dwarf.c); 3.13 from the _Py_DebugOffsets
  * the build publishes at the start of _PyRuntime (debug_offsets.c),
- * compared with its DWARF where it has some. The build's name says which
- * was used. A layout is checked against the running interpreter before
+ * compared with its DWARF where it has some. A build with neither (a
+ * stripped libpython, a distro's) takes its minor version's row of the
+ * table generated from the reference builds' DWARF (layout_table.c),
+ * once its type objects' sizes agree with the row's; where the build has
+ * its own, the row is compared with it. The build's name says which was
+ * used. A layout is checked against the running interpreter before
  * anything is uploaded.
  */
 #include <gelf.h>
@@ -25,7 +29,11 @@
 #include "util.h"
 #include "vm/cpython/cpython.h"
 
-#define CPYTHON_BUILDS_MAX 16
+/*
+ * A build per interpreter layout and code type's address: each process
+ * (ASLR) of a system-wide session has its own.
+ */
+#define CPYTHON_BUILDS_MAX 64
 static struct cpython_build cpython_builds[CPYTHON_BUILDS_MAX];
 static unsigned int cpython_nbuilds;
 
@@ -34,10 +42,11 @@ static unsigned int cpython_nbuilds;
  * per process.
  */
 #define LAYOUT_CACHE 8
+#define CPYTHON_SOURCE_MAX 192	/* where a layout came from, for the build's name */
 static struct {
 	char build_id[48];
 	struct cpython_layout L;
-	char source[72];
+	char source[CPYTHON_SOURCE_MAX];
 } layout_cache[LAYOUT_CACHE];
 static unsigned int layout_cached;
 
@@ -76,17 +85,65 @@ static bool process_agrees(const struct cpython_layout *L, int pid, uint64_t run
 	return false;
 }
 
+/* The table's row for 3.@minor, or NULL. */
+static const struct cpython_layout_row *table_row(unsigned int minor)
+{
+	unsigned int i;
+
+	for (i = 0; i < cpython_layout_table_rows; i++)
+		if (cpython_layout_table[i].L.minor == minor)
+			return &cpython_layout_table[i];
+	return NULL;
+}
+
+/*
+ * What the file's own type objects say of its objects, as the row's
+ * reference build said it: PyCode_Type's tp_basicsize (3.12+: where a
+ * code object's instructions start, the row's co_code), and 3.9's and
+ * 3.10's PyFrame_Type's (their frame object). A build whose structures
+ * differ from the row's shows it here first.
+ */
+static bool sizes_agree(const struct cpython_file *cf, const struct cpython_layout_row *r,
+			char *why, size_t len)
+{
+	static const char *const type[2] = { "PyCode_Type", "PyFrame_Type" };
+	int32_t want[2] = { r->code_basicsize, r->frame_basicsize };
+	GElf_Sym sym;
+	int64_t size;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (want[i] < 0)
+			continue;
+		size = -1;
+		if (vmstack_elf_symbol(cf->elf, type[i], &sym) ||
+		    vmstack_elf_read(cf->elf, sym.st_value + r->type_basicsize, &size, 8) ||
+		    size != want[i]) {
+			snprintf(why, len, "a build without DWARF%s whose %s says its objects are "
+				 "%" PRId64 " bytes, not %d as in %s (the layout table's row)",
+				 r->L.minor >= 13 ? " or _Py_DebugOffsets" : "", type[i], size,
+				 want[i], r->version);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * 3.9, 3.10, 3.12 and 3.13: the layout, from DWARF and (3.13) the file's
- * _Py_DebugOffsets; @source says which. 0, or -1 with @why.
+ * _Py_DebugOffsets, else from the table's row for the minor version;
+ * @source says which (and where the build's own differs from the row).
+ * 0, or -1 with @why.
  */
 static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 		      struct cpython_layout *L, char *source, size_t slen,
 		      char *why, size_t len)
 {
+	const struct cpython_layout_row *row = table_row(minor);
 	struct cpython_layout dw, dbg;
 	char dwhy[160] = "";
 	const char *field;
+	size_t at;
 	bool has_dw;
 	int has_dbg = 0;
 	unsigned int i;
@@ -118,10 +175,21 @@ static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 	} else if (has_dw) {
 		snprintf(source, slen, "DWARF");
 		*L = dw;
+	} else if (row) {
+		if (!sizes_agree(cf, row, why, len))
+			return -1;
+		snprintf(source, slen, "the table (%s's DWARF)", row->version);
+		*L = row->L;
 	} else {
 		snprintf(why, len, "a build without DWARF%s (%s)",
 			 minor >= 13 ? " or _Py_DebugOffsets" : "", dwhy);
 		return -1;
+	}
+	/* The build's own layout is used; the row it would have had is compared. */
+	if (row && (has_dw || has_dbg) && (field = cpython_layout_differs(L, &row->L))) {
+		at = strlen(source);
+		snprintf(source + at, slen - at, "; the table (%s's DWARF) differs on %s",
+			 row->version, field);
 	}
 	if (cf->build_id && layout_cached < LAYOUT_CACHE) {
 		snprintf(layout_cache[layout_cached].build_id,
@@ -133,17 +201,28 @@ static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 	return 0;
 }
 
-/* The build for @L with code objects' type at @code_type, made once. */
+/*
+ * The build for @L with code objects' type at @code_type, made once; its
+ * name says the version and where the layout came from (@source; NULL:
+ * 3.11's table), so one of another patch level or source is another build.
+ */
 static struct cpython_build *build_of(const struct cpython_layout *L, uint64_t code_type,
 				      uint64_t hex, const char *source, char *why, size_t len)
 {
 	struct cpython_build *b;
+	char name[sizeof(b->name)];
 	unsigned int i;
 
+	if (source)
+		snprintf(name, sizeof(name), "CPython %u.%u.%u (layout from %s)", L->major,
+			 L->minor, (unsigned int)(hex >> 8 & 0xff), source);
+	else
+		snprintf(name, sizeof(name), "CPython %u.%u.%u", L->major, L->minor,
+			 (unsigned int)(hex >> 8 & 0xff));
 	for (i = 0; i < cpython_nbuilds; i++)
 		if (cpython_builds[i].L.minor == L->minor &&
 		    !cpython_layout_differs(&cpython_builds[i].L, L) &&
-		    cpython_builds[i].code_type == code_type)
+		    cpython_builds[i].code_type == code_type && !strcmp(cpython_builds[i].name, name))
 			return &cpython_builds[i];
 	if (cpython_nbuilds == CPYTHON_BUILDS_MAX) {
 		snprintf(why, len, "more than %d CPython interpreters in one recording",
@@ -154,12 +233,7 @@ static struct cpython_build *build_of(const struct cpython_layout *L, uint64_t c
 	memset(b, 0, sizeof(*b));
 	b->L = *L;
 	b->code_type = code_type;
-	if (source)
-		snprintf(b->name, sizeof(b->name), "CPython %u.%u.%u (layout from %s)", L->major,
-			 L->minor, (unsigned int)(hex >> 8 & 0xff), source);
-	else
-		snprintf(b->name, sizeof(b->name), "CPython %u.%u.%u", L->major, L->minor,
-			 (unsigned int)(hex >> 8 & 0xff));
+	memcpy(b->name, name, sizeof(name));
 	return b;
 }
 
@@ -173,7 +247,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	struct cpython_build *b;
 	GElf_Sym code_type, none;
 	unsigned int major, minor;
-	char source[72] = "";
+	char source[CPYTHON_SOURCE_MAX] = "";
 	unsigned char prologue[256];
 	const char *err;
 	uint64_t lo;
@@ -256,7 +330,7 @@ const struct vmstack_runtime vmstack_rt_cpython = {
 	.name = "cpython",
 	.alias = "python",
 	.label = "CPython",
-	.help = "CPython 3.9 to 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.9, 3.10, 3.12: builds with DWARF; 3.13: its _Py_DebugOffsets or DWARF; Python frames with their current line)",
+	.help = "CPython 3.9 to 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.9, 3.10, 3.12: the build's DWARF, else a table of the layouts of pyenv's 3.9.18, 3.10.13, 3.12.1; 3.13: its _Py_DebugOffsets or DWARF, else 3.13.0's table; Python frames with their current line)",
 	.detect = cpython_detect,
 	.namer = cpython_name,
 	.names_by_pc = true,

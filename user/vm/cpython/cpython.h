@@ -60,6 +60,44 @@ struct cpython_layout {
 };
 
 /*
+ * Every offset of struct cpython_layout, in its order: X(field) each.
+ * What compares two layouts and what writes the table (layout_table.c)
+ * go through this list; a field added to the struct and not here fails
+ * the generator's size check.
+ */
+#define CPYTHON_LAYOUT_FIELDS(X)						\
+	X(rt_interp_main) X(rt_interp_head) X(is_next) X(is_threads_head)	\
+	X(ts_next) X(ts_interp) X(ts_initialized) X(ts_cframe) X(ts_native_tid) \
+	X(ts_current_frame) X(cf_current_frame) X(cf_previous)		\
+	X(fr_code) X(fr_previous) X(fr_prev_instr) X(fr_is_entry) X(fr_owner)	\
+	X(owner_cstack) X(ob_type)						\
+	X(co_firstlineno) X(co_filename) X(co_qualname) X(co_linetable) X(co_code) \
+	X(str_length) X(str_state) X(str_ascii_data) X(str_compact_data)	\
+	X(bytes_size) X(bytes_data)						\
+	X(ts_frame) X(ts_thread_id) X(fr_lasti) X(co_name)
+
+/*
+ * A layout a reference build's DWARF gave, for builds of its minor
+ * version that have neither DWARF nor (3.13) _Py_DebugOffsets. The rows
+ * (layout_table.c) are written by tests/tools/vmstack-pylayout-gen from
+ * the pyenv builds, never typed: which build each came from is in it.
+ * tp_basicsize: what the reference build's PyCode_Type (and, 3.9 and
+ * 3.10, PyFrame_Type) says its objects' size is, at type_basicsize in
+ * PyTypeObject; a build that says otherwise is not laid out as the row.
+ */
+struct cpython_layout_row {
+	const char *version;		/* "3.12.1" */
+	const char *build_id;		/* the reference file's GNU build-id */
+	int32_t type_basicsize;		/* PyTypeObject.tp_basicsize */
+	int32_t code_basicsize;		/* PyCode_Type's */
+	int32_t frame_basicsize;	/* PyFrame_Type's (3.9, 3.10), else -1 */
+	struct cpython_layout L;
+};
+
+extern const struct cpython_layout_row cpython_layout_table[];
+extern const unsigned int cpython_layout_table_rows;
+
+/*
  * One interpreter as found in a process: its layout, and where its code
  * objects' type is (the check that an identity is a code object). Kept
  * for the whole run (namers hold it), in a table that never moves.
@@ -68,7 +106,7 @@ struct cpython_build {
 	struct cpython_layout L;
 	uint64_t code_type;
 	int32_t shim_sp;	/* 3.12+: where the eval frame keeps its shim; -1: unknown */
-	char name[128];
+	char name[232];
 };
 
 /* What detection knows of the file before a version's own part runs. */

@@ -126,37 +126,8 @@ int cpython_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct cpython_layo
 const char *cpython_layout_differs(const struct cpython_layout *a,
 				   const struct cpython_layout *b)
 {
-#define SAME(f)	do { if (a->f >= 0 && b->f >= 0 && a->f != b->f) return #f; } while (0)
-	SAME(rt_interp_main);
-	SAME(rt_interp_head);
-	SAME(is_next);
-	SAME(is_threads_head);
-	SAME(ts_next);
-	SAME(ts_interp);
-	SAME(ts_initialized);
-	SAME(ts_cframe);
-	SAME(ts_native_tid);
-	SAME(ts_current_frame);
-	SAME(cf_current_frame);
-	SAME(cf_previous);
-	SAME(fr_code);
-	SAME(fr_previous);
-	SAME(fr_prev_instr);
-	SAME(fr_is_entry);
-	SAME(fr_owner);
-	SAME(owner_cstack);
-	SAME(ob_type);
-	SAME(co_firstlineno);
-	SAME(co_filename);
-	SAME(co_qualname);
-	SAME(co_linetable);
-	SAME(co_code);
-	SAME(str_length);
-	SAME(str_state);
-	SAME(str_ascii_data);
-	SAME(str_compact_data);
-	SAME(bytes_size);
-	SAME(bytes_data);
+#define SAME(f)	if (a->f >= 0 && b->f >= 0 && a->f != b->f) return #f;
+	CPYTHON_LAYOUT_FIELDS(SAME)
 #undef SAME
 	return a->shim_none != b->shim_none ? "shim_none" : NULL;
 }
