@@ -2,7 +2,8 @@
 /*
  * The Ruby layout checked against the installed libruby's code and
  * against a live ruby3.1 busy in Ruby code (its frames change under the
- * reads): the right layout agrees every time; a layout with one field
+ * reads), half the time in a fiber (its own context and VM stack): the
+ * right layout agrees every time; a layout with one field
  * moved is refused by the code, by the process, with what disagrees.
  */
 #include <signal.h>
@@ -100,7 +101,7 @@ UNIT_TEST(ruby_process_checks_layout)
 	static const char script[] =
 		"def work(n) s = 0; n.times { |i| s += i * i }; s end\n"
 		"$stdout.write(\"ready\\n\"); $stdout.flush\n"
-		"loop { work(1000) }\n";
+		"loop { work(1000); Fiber.new { work(1000) }.resume }\n";
 	const struct ruby_layout *good = ruby_layout_of("3.1.2");
 	struct ruby_layout bad;
 	char why[512] = "", ready[8] = "";

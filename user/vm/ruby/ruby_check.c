@@ -226,8 +226,7 @@ static int runs_iseq(const struct ruby_layout *L, int pid, uint64_t v, uint64_t 
 
 /*
  * The innermost Ruby frame of the context (its top 64 frames): NULL if it
- * runs an iseq, or there is none; else what is wrong with it. The thread
- * runs: a frame may change under the reads, so the caller tries again.
+ * runs an iseq, or there is none; else what is wrong with it.
  */
 static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_t ec,
 				   uint64_t stack, uint64_t end)
@@ -251,11 +250,38 @@ static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_
 	return NULL;
 }
 
+/*
+ * The main thread @th's current context, read once: NULL if it fits, else
+ * what does not. The thread runs: it may switch fibers (a new context)
+ * or frames between two reads, so the caller tries again.
+ */
+static const char *context_of(const struct ruby_layout *L, int pid, uint64_t th, int32_t tls_ec,
+			      uint64_t *ec)
+{
+	uint64_t back, fs, cur, stack, size, ep, flags;
+
+	if (read_target(pid, th + L->th_ec, ec, 8) || !*ec ||
+	    read_target(pid, *ec + L->ec_thread_ptr, &back, 8) || back != th)
+		return "its main thread's execution context does not point back to the thread";
+	if (read_target(pid, th + L->th_thread_id, &fs, 8) ||
+	    read_target(pid, fs + (uint64_t)(int64_t)tls_ec, &cur, 8) || cur != *ec)
+		return "its main thread's ruby_current_ec is not where the program reads it";
+	if (read_target(pid, *ec + L->ec_vm_stack, &stack, 8) ||
+	    read_target(pid, *ec + L->ec_vm_stack_size, &size, 8) || !stack ||
+	    size < 1024 || size > (1ULL << 27))
+		return "its execution context's VM stack is not one";
+	/* Threads' and fibers' stacks start with a dummy frame. */
+	if (read_target(pid, stack + size * 8 - (uint64_t)L->cfp_size + L->cfp_ep, &ep, 8) ||
+	    read_target(pid, ep, &flags, 8) || (flags & L->magic_mask) != L->magic_dummy)
+		return "the bottom of its frame array is not a dummy frame";
+	return innermost_frame(L, pid, *ec, stack, stack + size * 8);
+}
+
 int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, int32_t tls_ec,
 			char *why, size_t len)
 {
-	uint64_t vm = 0, th = 0, ec = 0, back = 0, fs = 0, cur = 0, stack = 0, size = 0, ep, flags;
-	const char *bad = NULL, *frame = NULL;
+	uint64_t vm = 0, th = 0, ec = 0, back = 0;
+	const char *bad = NULL;
 	int tries;
 
 	if (read_target(pid, vm_ptr, &vm, 8) || !vm ||
@@ -263,25 +289,10 @@ int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, i
 		return 1;	/* not up yet: nothing to disagree with */
 	if (read_target(pid, th + L->th_vm, &back, 8) || back != vm)
 		bad = "its main thread does not point back to the VM";
-	else if (read_target(pid, th + L->th_ec, &ec, 8) || !ec ||
-		 read_target(pid, ec + L->ec_thread_ptr, &back, 8) || back != th)
-		bad = "its main thread's execution context does not point back to the thread";
-	else if (read_target(pid, th + L->th_thread_id, &fs, 8) ||
-		 read_target(pid, fs + (uint64_t)(int64_t)tls_ec, &cur, 8) || cur != ec)
-		bad = "its main thread's ruby_current_ec is not where the program reads it";
-	else if (read_target(pid, ec + L->ec_vm_stack, &stack, 8) ||
-		 read_target(pid, ec + L->ec_vm_stack_size, &size, 8) || !stack ||
-		 size < 1024 || size > (1ULL << 27))
-		bad = "its execution context's VM stack is not one";
-	else if (read_target(pid, stack + size * 8 - (uint64_t)L->cfp_size + L->cfp_ep, &ep, 8) ||
-		 read_target(pid, ep, &flags, 8) || (flags & L->magic_mask) != L->magic_dummy)
-		bad = "the bottom of its frame array is not the thread's dummy frame";
-	for (tries = 0; !bad && tries < 3 && (frame = innermost_frame(L, pid, ec, stack,
-								      stack + size * 8));
-	     tries++)
-		;
-	if (!bad)
-		bad = frame;
+	else
+		for (tries = 0; tries < 5; tries++)
+			if (!(bad = context_of(L, pid, th, tls_ec, &ec)))
+				break;
 	if (bad)
 		snprintf(why, len, "Ruby %s whose running VM disagrees with the layout vmstack has "
 			 "(VM 0x%" PRIx64 ", main thread 0x%" PRIx64 ", context 0x%" PRIx64 "): %s",
