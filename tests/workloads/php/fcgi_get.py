@@ -3,7 +3,7 @@
 
 fcgi_get.py SOCKET SCRIPT SECONDS: requests SCRIPT (an absolute path)
 from the server listening on the unix socket SOCKET, one after the
-other, for SECONDS; prints the number of answers and each distinct
+other, for SECONDS (at least once); prints the number of answers and each distinct
 "served by PID" line. Standard library only: the FastCGI records
 (version 1: BEGIN_REQUEST as a responder, PARAMS, an empty STDIN; the
 answer in STDOUT records until END_REQUEST) written out by hand.
@@ -55,11 +55,13 @@ def main():
     path, script, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
     end = time.monotonic() + seconds
     answers, workers = 0, set()
-    while time.monotonic() < end:
+    while True:
         for line in ask(path, script).splitlines():
             if line.startswith("served by "):
                 answers += 1
                 workers.add(line)
+        if time.monotonic() >= end:
+            break
     print("answers=%d" % answers)
     for w in sorted(workers):
         print(w)
