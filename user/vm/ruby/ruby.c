@@ -65,10 +65,12 @@ static const struct ruby_layout ruby312 = {
 	 * at the bottom of ruby3.1's main thread; T_IMEMO 0x1a, imemo type
 	 * (flags >> 12) & 0xf (the method-entry lookup rb_profile_frames
 	 * calls), iseq 7 (3.1's enum: ment is 6 there and in the code);
-	 * ec->thread_ptr: rb_thread_current. vm->ractor.main_thread,
-	 * th->vm, th->ec and th->thread_id (pthread_t) in v3_1_2's field
-	 * order, seen live, and proven each time by the loops the process
-	 * check closes (thread to VM, context to thread, fs base to context).
+	 * ec->thread_ptr: rb_thread_current. th->vm and th->ec: the code
+	 * that makes the VM (stores after ruby_current_vm_ptr's), th->ec
+	 * and th->thread_id (pthread_self()'s) the code that starts the
+	 * native thread (both not exported); vm->ractor.main_thread seen
+	 * live. Each is proven again by the loops the process check closes
+	 * (thread to VM, context to thread, fs base to context).
 	 */
 	.body_iseq_size = 4,
 	.magic_mask = 0x7fff0001, .magic_dummy = 0x79990001,
