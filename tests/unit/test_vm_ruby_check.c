@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,4 +156,47 @@ UNIT_TEST(ruby_process_checks_layout)
 	waitpid(pid, &status, 0);
 	if (out)
 		fclose(out);
+}
+
+/*
+ * From the moment libruby is mapped (as a launched program's detection
+ * may run) through start-up, a loop and a sleep: the right layout never
+ * disagrees (the VM not up yet, a thread with only its dummy frame).
+ */
+UNIT_TEST(ruby_process_check_at_start)
+{
+	const struct ruby_layout *good = ruby_layout_of("3.1.2");
+	unsigned int checks = 0, bad = 0;
+	uint64_t vm_ptr = 0, t0 = 0;
+	char why[512] = "";
+	int pid, status;
+	struct timespec ts;
+
+	if (access("/usr/bin/ruby3.1", X_OK) || !good)
+		return;
+	pid = fork();
+	if (!pid) {
+		execl("/usr/bin/ruby3.1", "ruby3.1", "--disable-gems", "-e",
+		      "x = 0; 2_000_000.times { x += 1 }; sleep 10", (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!t0)
+			t0 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+		if ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 - t0 > 600 ||
+		    waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		if (!vm_ptr) {
+			vm_ptr = vm_ptr_of(pid);
+			continue;
+		}
+		checks++;
+		if (!ruby_process_agrees(good, pid, vm_ptr, TLS_EC, why, sizeof(why)) && !bad++)
+			fprintf(stderr, "  %s\n", why);
+	}
+	fprintf(stderr, "  %u checks from libruby's mapping on, %u disagreed\n", checks, bad);
+	CHECK(checks > 50 && !bad);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
 }

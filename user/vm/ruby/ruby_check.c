@@ -226,7 +226,8 @@ static int runs_iseq(const struct ruby_layout *L, int pid, uint64_t v, uint64_t 
 
 /*
  * The innermost Ruby frame of the context (its top 64 frames): NULL if it
- * runs an iseq, or there is none; else what is wrong with it.
+ * runs an iseq, or there is none (a thread not started, with only its
+ * dummy frame); else what is wrong with it.
  */
 static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_t ec,
 				   uint64_t stack, uint64_t end)
@@ -240,7 +241,8 @@ static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_
 	for (i = 0; i < 64 && cfp < end; i++, cfp += (uint64_t)L->cfp_size) {
 		if (read_target(pid, cfp + L->cfp_ep, &ep, 8) || read_target(pid, ep, &flags, 8))
 			return "a frame's environment cannot be read";
-		if (flags & L->flag_cframe)
+		/* C frames; dummy ones, which in 3.1.2 lack CFRAME (0x7999082f live). */
+		if ((flags & L->flag_cframe) || (flags & L->magic_mask) == L->magic_dummy)
 			continue;
 		if (read_target(pid, cfp + L->cfp_iseq, &iseq, 8) ||
 		    read_target(pid, cfp + L->cfp_pc, &pc, 8) || !runs_iseq(L, pid, iseq, pc))
