@@ -33,9 +33,10 @@ cleanup() {
 	wait $master 2>/dev/null
 }
 trap cleanup EXIT
-wait_until 30 test -S $dir/sock || { cat $dir/fpm.log; fail "php-fpm did not start"; }
+# The master forks its workers once it listens.
+two_workers() { test -S $dir/sock && [ "$(pgrep -P $master | grep -c .)" = 2 ]; }
+wait_until 30 two_workers || { cat $dir/fpm.log; fail "php-fpm did not start two workers"; }
 workers=$(pgrep -P $master | sort -n | tr '\n' ',' | sed 's/,$//')
-[ "$(echo "$workers" | tr ',' '\n' | grep -c .)" = 2 ] || fail "not two workers: '$workers'"
 secs=$((3 * scale))
 # Two clients, request after request: both workers busy while recorded.
 for i in 1 2; do
