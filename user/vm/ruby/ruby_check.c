@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf_facts.h"
 #include "util.h"
@@ -209,7 +210,11 @@ int ruby_code_agrees(const struct ruby_layout *L, Elf *elf, char *why, size_t le
 	return !bad;
 }
 
-/* @v is an iseq (T_IMEMO of type imemo_iseq) whose code holds @pc. */
+/*
+ * @v is an iseq (T_IMEMO of type imemo_iseq) whose code holds @pc, or
+ * @pc is 0: a frame pushed before it runs (live: a TOP frame in start-up),
+ * which the program hides.
+ */
 static int runs_iseq(const struct ruby_layout *L, int pid, uint64_t v, uint64_t pc)
 {
 	uint64_t flags, body, code;
@@ -221,7 +226,7 @@ static int runs_iseq(const struct ruby_layout *L, int pid, uint64_t v, uint64_t 
 	       !read_target(pid, v + L->iseq_body, &body, 8) &&
 	       !read_target(pid, body + L->body_iseq_encoded, &code, 8) &&
 	       !read_target(pid, body + L->body_iseq_size, &size, 4) &&
-	       pc >= code && pc <= code + (uint64_t)size * 8;
+	       (!pc || (pc >= code && pc <= code + (uint64_t)size * 8));
 }
 
 /*
@@ -292,9 +297,12 @@ int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, i
 	if (read_target(pid, th + L->th_vm, &back, 8) || back != vm)
 		bad = "its main thread does not point back to the VM";
 	else
-		for (tries = 0; tries < 5; tries++)
+		/* A fiber switch moves th->ec and ruby_current_ec apart for a while. */
+		for (tries = 0; tries < 5; tries++) {
 			if (!(bad = context_of(L, pid, th, tls_ec, &ec)))
 				break;
+			usleep(1000);
+		}
 	if (bad)
 		snprintf(why, len, "Ruby %s whose running VM disagrees with the layout vmstack has "
 			 "(VM 0x%" PRIx64 ", main thread 0x%" PRIx64 ", context 0x%" PRIx64 "): %s",
