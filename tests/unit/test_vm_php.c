@@ -15,6 +15,7 @@
 #include "vm/runtime.h"
 
 #define PHP_BIN "/usr/bin/php8.2"
+#define PHP_FPM "/usr/sbin/php-fpm8.2"
 #define MAP_START 0x555555554000ULL	/* a PIE's usual place: executor_globals needs a constant */
 
 /* What the PHP runtime says of @path mapped whole at MAP_START (pid 0: a file). */
@@ -74,6 +75,32 @@ UNIT_TEST(php_builds_found)
 	      f.desc4.ranges[1].end == MAP_START + 0x11f502);
 	CHECK(php_detect_file("/usr/bin/lua5.4", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
 	CHECK(php_detect_file("/bin/sh", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
+}
+
+/*
+ * php-fpm8.2 (php8.2-fpm): the same engine in another executable, found
+ * by the same exports and code; a file here, its workers in a guest test
+ * (t_vm_php_fpm).
+ */
+UNIT_TEST(php_fpm_found)
+{
+	struct vmstack_vm_found f;
+	char why[256];
+
+	if (access(PHP_FPM, R_OK)) {
+		fprintf(stderr, "  %s absent (php8.2-fpm): php-fpm detection not tested\n", PHP_FPM);
+		return;
+	}
+	CHECK(php_detect_file(PHP_FPM, &f, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(f.prog && f.build_name && !strncmp(f.build_name, "PHP 8.2.", 8));
+	CHECK(vmstack_vm_desc4_check(&f.desc4) == NULL);
+	/* executor_globals and execute_ex where its .dynsym has them (8.2.36-1~deb12u1). */
+	CHECK(f.desc4.nr_consts == 1 && f.desc4.consts[0] == MAP_START + 0x582500);
+	CHECK(f.desc4.ranges[0].start == MAP_START + 0x35c5c0 &&
+	      f.desc4.ranges[0].end == MAP_START + 0x35c5c0 + 0x931e);
+	/* Its cold part: the FDE of the same size as php8.2's (0x898 bytes). */
+	CHECK(f.desc4.ranges[1].start == MAP_START + 0x110816 &&
+	      f.desc4.ranges[1].end == MAP_START + 0x1110ae);
 }
 
 /* Another version, and a build whose code reads the frames elsewhere: named, refused. */

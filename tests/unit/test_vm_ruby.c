@@ -2,7 +2,8 @@
 /*
  * Ruby found in the installed libruby by what it is (rb_vm_exec,
  * ruby_current_ec, ruby_version), vm_exec_core by rb_vm_exec's first call;
- * another version named and refused.
+ * another version, or a build whose code walks frames otherwise, named and
+ * refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,45 @@ static enum vmstack_detect ruby_detect_file(const char *path, struct vmstack_vm_
 	return unit_detect_file("ruby", path, MAP_START, f, why, len);
 }
 
+/*
+ * A copy of libruby at @out with the first @len bytes @old replaced by
+ * @new (@old found once, when @once); @out, or NULL.
+ */
+static const char *patched(const void *old, const void *new, size_t len, int once,
+			   const char *out)
+{
+	FILE *f = fopen(LIBRUBY, "r");
+	char *data = NULL, *p = NULL;
+	long size = -1;
+
+	if (f && !fseek(f, 0, SEEK_END))
+		size = ftell(f);
+	if (f && size > 0 && (data = malloc((size_t)size))) {
+		rewind(f);
+		if (fread(data, 1, (size_t)size, f) == (size_t)size)
+			p = memmem(data, (size_t)size, old, len);
+	}
+	if (f)
+		fclose(f);
+	CHECK(p != NULL);
+	if (p && once)
+		CHECK(!memmem(p + 1, (size_t)size - (size_t)(p + 1 - data), old, len));
+	if (p) {
+		memcpy(p, new, len);
+		f = fopen(out, "w");
+		CHECK(f && fwrite(data, 1, (size_t)size, f) == (size_t)size);
+		if (f)
+			fclose(f);
+	}
+	free(data);
+	return p ? out : NULL;
+}
+
 UNIT_TEST(ruby_builds_found)
 {
 	struct vmstack_vm_found f;
-	char why[256], *data, *p;
-	size_t size = 0;
+	char why[256];
 	unsigned int i;
-	FILE *out;
 
 	if (access(LIBRUBY, R_OK)) {
 		fprintf(stderr, "  %s absent: Ruby detection not tested\n", LIBRUBY);
@@ -48,32 +81,35 @@ UNIT_TEST(ruby_builds_found)
 	CHECK(i < f.desc4.prog_len && f.desc4.prog[i].imm == -8);
 	CHECK(ruby_detect_file("/usr/bin/php8.2", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
 	CHECK(ruby_detect_file("/bin/sh", &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
-	/* Another version: named, refused. */
-	out = fopen(LIBRUBY, "r");
-	if (out) {
-		fseek(out, 0, SEEK_END);
-		size = (size_t)ftell(out);
-		rewind(out);
-	}
-	data = malloc(size);
-	CHECK(data && out && fread(data, 1, size, out) == size);
-	if (out)
-		fclose(out);
-	p = data ? memmem(data, size, "3.1.2\0", 6) : NULL;
-	CHECK(p != NULL);
-	if (!p) {
-		free(data);
+	/*
+	 * Another version: named, refused. The first "3.1.2" NUL-terminated
+	 * is ruby_version's (at 0x2cc9e9 in Debian's).
+	 */
+	if (!patched("3.1.2\0", "3.1.9\0", 6, 0, "build/unit-libruby319"))
 		return;
-	}
-	/* The first "3.1.2" NUL-terminated is ruby_version's (at 0x2cc9e9 in Debian's). */
-	memcpy(p, "3.1.9", 5);
-	out = fopen("build/unit-libruby319", "w");
-	CHECK(out && fwrite(data, 1, size, out) == size);
-	if (out)
-		fclose(out);
-	free(data);
 	CHECK(ruby_detect_file("build/unit-libruby319", &f, why, sizeof(why)) ==
 	      VMSTACK_DETECT_UNKNOWN);
 	CHECK(strstr(why, "Ruby 3.1.9") && strstr(why, "does not know"));
 	unlink("build/unit-libruby319");
+}
+
+/*
+ * A build whose code walks frames of another size (rb_profile_frames'
+ * "add $0x40,%rbx" made 0x38): named, refused, with what disagrees.
+ */
+UNIT_TEST(ruby_code_disagrees)
+{
+	static const unsigned char stride[] = { 0x48, 0x83, 0xc3, 0x40, 0x45, 0x39 };
+	static const unsigned char stride56[] = { 0x48, 0x83, 0xc3, 0x38, 0x45, 0x39 };
+	struct vmstack_vm_found f;
+	char why[256];
+
+	if (access(LIBRUBY, R_OK) ||
+	    !patched(stride, stride56, sizeof(stride), 1, "build/unit-libruby-stride"))
+		return;
+	CHECK(ruby_detect_file("build/unit-libruby-stride", &f, why, sizeof(why)) ==
+	      VMSTACK_DETECT_UNKNOWN);
+	CHECK(!f.prog && strstr(why, "Ruby 3.1.2 whose code disagrees") &&
+	      strstr(why, "control frame size"));
+	unlink("build/unit-libruby-stride");
 }

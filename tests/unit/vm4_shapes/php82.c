@@ -22,6 +22,7 @@
 #include "util.h"
 #include "vm/php/php.h"
 #include "vm/runtime.h"
+#include "php82_live.h"
 
 static u64 fn_of(const struct php_layout *L, u8 type)
 {
@@ -168,19 +169,6 @@ static enum vmstack_detect live_detect(int pid, struct vmstack_vm_found *found, 
 	return shape_live_detect(pid, "php", "php8.2", found, why);
 }
 
-/*
- * A script the live part stops in sleep(), after it printed "ready", and
- * the PHP frames the walk must show there, innermost first: the first
- * @inner of them in the inner activation (the fake sandwich's), then the
- * outer activation's; line numbers are the script's.
- */
-struct live_case {
-	const char *script;
-	unsigned int n, inner;
-	const char *fn[6];
-	unsigned int line[6];
-};
-
 /* C -> PHP -> C -> PHP: a usort comparator method, sleeping. */
 static const struct live_case live_usort = {
 	"<?php\n"
@@ -213,8 +201,8 @@ static const struct live_case live_generator = {
 	2, 1, { "gen", "{closure}" }, { 3, 5 },
 };
 
-/* Run @c's script, walk its frames with the program on its memory, name them. */
-static void live_walk(const struct live_case *c)
+/* See php82_live.h. */
+void php82_live_check(const struct live_case *c, int pid, const char *exe, const char *script)
 {
 	static struct vmstack_vm_desc4 d;
 	static struct vm_prog p;
@@ -226,6 +214,37 @@ static void live_walk(const struct live_case *c)
 	u64 eg, ips[64];
 	unsigned int k, got, users = 0;
 	char why[256];
+
+	CHECK(shape_live_detect(pid, "php", exe, &found, why) == VMSTACK_DETECT_YES);
+	if (!found.prog) {
+		fprintf(stderr, "  %s\n", why);
+		return;
+	}
+	eg = found.desc4.consts[0];
+	/* The program's reads (executor_globals, the frames, their functions): the process's. */
+	shape_mem();
+	fake_mem_process(pid);
+	php_prog(&p, L, eg);
+	shape_desc(&d, &p);
+	got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
+	CHECK(w.flags == VMSTACK_SF_VM);
+	for (k = 0; users < c->n && shape_next_named(rt, found.build, pid, ips, got, &k, &nb); k++) {
+		CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
+		      strstr(nb.file, script));
+		if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])
+			fprintf(stderr, "  frame %u: %s (%s:%u), want %s line %u\n", users,
+				nb.function, nb.file, nb.line, c->fn[users], c->line[users]);
+		users++;
+		/* The inner activation ends: C frames, then the outer one. */
+		if (users == c->inner)
+			CHECK(k + 2 < got && ips[k + 1] == SHAPE_MID1_RA);
+	}
+	CHECK(users == c->n);
+}
+
+/* Run @c's script in php8.2, walk its frames with the program on its memory, name them. */
+static void live_walk(const struct live_case *c)
+{
 	int pid;
 	FILE *s, *out;
 
@@ -238,32 +257,7 @@ static void live_walk(const struct live_case *c)
 	if (s)
 		fclose(s);
 	pid = spawn_php((char *const[]){ "php8.2", "-n", "build/unit-php-live.php", NULL }, &out);
-	CHECK(live_detect(pid, &found, why) == VMSTACK_DETECT_YES);
-	if (found.prog) {
-		eg = found.desc4.consts[0];
-		/* The program's reads (executor_globals, the frames, their functions): php8.2's. */
-		shape_mem();
-		fake_mem_process(pid);
-		php_prog(&p, L, eg);
-		shape_desc(&d, &p);
-		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
-		CHECK(w.flags == VMSTACK_SF_VM);
-		for (k = 0; users < c->n && shape_next_named(rt, found.build, pid, ips, got, &k, &nb);
-		     k++) {
-			CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
-			      strstr(nb.file, "unit-php-live.php"));
-			if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])
-				fprintf(stderr, "  frame %u: %s (%s:%u), want %s line %u\n", users,
-					nb.function, nb.file, nb.line, c->fn[users], c->line[users]);
-			users++;
-			/* The inner activation ends: C frames, then the outer one. */
-			if (users == c->inner)
-				CHECK(k + 2 < got && ips[k + 1] == SHAPE_MID1_RA);
-		}
-		CHECK(users == c->n);
-	} else {
-		fprintf(stderr, "  %s\n", why);
-	}
+	php82_live_check(c, pid, "php8.2", "unit-php-live.php");
 	end_php(pid, out);
 	unlink("build/unit-php-live.php");
 }

@@ -1,9 +1,12 @@
 <?php
 // A known call tree for t_vm_php.sh: php8.2 known82.php SECONDS.
 // {main} -> run -> heavy (PHP only), and run -> sorter -> usort (C) ->
-// cmp (PHP, called back by C) -> light: C between PHP frames. The script
-// measures its own CPU time in heavy and in sorter (getrusage around each
-// call) and prints the split as "cpu_shares=HEAVY/SORTER" on stderr.
+// cmp (PHP, called back by C) -> light: C between PHP frames; sorter ->
+// preg_replace_callback (C, PCRE) -> repl (PHP) -> light, the same again
+// through another extension. The script measures its own CPU time in
+// heavy and in sorter (getrusage around each call) and prints the split
+// as "cpu_shares=HEAVY/SORTER" on stderr; and, once, who called repl as
+// PHP sees it: "repl_called_by=preg_replace_callback/sorter".
 function heavy($n) {
 	$s = 0;
 	for ($i = 0; $i < $n; $i++) { $s = ($s + $i * $i) % 1000003; } // HOT heavy
@@ -21,10 +24,22 @@ function cmp($a, $b) {
 	return $a <=> $b;
 }
 
+function repl($m) {
+	static $told = false;
+	if (!$told) {
+		$told = true;
+		$b = debug_backtrace(DEBUG_BACKTRACE_IGNORE_ARGS, 3);
+		fprintf(STDERR, "repl_called_by=%s/%s\n", $b[1]['function'], $b[2]['function']);
+	}
+	light(100);
+	return (string)($m[0] + 1);
+}
+
 function sorter() {
 	$a = range(1, 60);
 	shuffle($a);
 	usort($a, 'cmp');
+	preg_replace_callback('/\d+/', 'repl', implode(',', array_slice($a, 0, 30))); // PREG
 	return $a[0];
 }
 

@@ -11,7 +11,9 @@
  * it has no DWARF), with field names as of CRuby's v3_1_2, and checked on
  * live ruby3.1 processes (tests/unit/vm4_shapes/ruby31.c walks one). The
  * strings' and arrays' layouts (embedded or on the heap) are 3.1's without
- * variable-width allocation, checked by that live walk's names.
+ * variable-width allocation, checked by that live walk's names. Before
+ * upload, each build is checked against its own code and its running VM
+ * (ruby_check.c): a different build of 3.1.2 is named, not mis-walked.
  *
  * vm_exec_core is not exported: it is the function rb_vm_exec calls first
  * (a direct call to the start of an FDE of a few KB). The thread's
@@ -57,6 +59,24 @@ static const struct ruby_layout ruby312 = {
 	.str_embed_len_shift = 14, .str_embed_len_mask = 0x1f,
 	.str_embed = 16, .str_len = 16, .str_ptr = 24,
 	.ary_embed = 16, .ary_ptr = 32,
+	/*
+	 * For the checks (ruby_check.c). iseq_size: the layout doc's body
+	 * table; magic: rb_vm_exec's mask, DUMMY the 3.1 enum's, seen live
+	 * at the bottom of ruby3.1's main thread; T_IMEMO 0x1a, imemo type
+	 * (flags >> 12) & 0xf (the method-entry lookup rb_profile_frames
+	 * calls), iseq 7 (3.1's enum: ment is 6 there and in the code);
+	 * ec->thread_ptr: rb_thread_current. th->vm and th->ec: the code
+	 * that makes the VM (stores after ruby_current_vm_ptr's), th->ec
+	 * and th->thread_id (pthread_self()'s) the code that starts the
+	 * native thread (both not exported); vm->ractor.main_thread seen
+	 * live. Each is proven again by the loops the process check closes
+	 * (thread to VM, context to thread, fs base to context).
+	 */
+	.body_iseq_size = 4,
+	.magic_mask = 0x7fff0001, .magic_dummy = 0x79990001,
+	.t_imemo = 0x1a, .imemo_shift = 12, .imemo_mask = 0xf, .imemo_iseq = 7,
+	.vm_main_thread = 0x28, .th_vm = 0x20, .th_ec = 0x28, .th_thread_id = 0x50,
+	.ec_thread_ptr = 0x30,
 };
 
 static const struct ruby_layout *const ruby_layouts[] = { &ruby312 };
@@ -195,7 +215,8 @@ static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 	const struct ruby_layout *L;
 	struct ruby_build *b = NULL;
 	uint64_t lo, core_lo, core_hi, memsz, align, tls_vaddr, bias;
-	GElf_Sym exec, ec, version, yjit;
+	GElf_Sym exec, ec, version, yjit, vm;
+	int32_t tls_ec;
 	const char *err;
 	char ver[16] = "";
 	unsigned int i;
@@ -225,6 +246,8 @@ static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 			 ver);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
+	if (!ruby_code_agrees(L, elf, why, len))
+		return VMSTACK_DETECT_UNKNOWN;
 	if (!keeps_cfp_pc_regs(L, elf, core_lo)) {
 		snprintf(why, len, "Ruby %s whose vm_exec_core does not keep its frame in r15 and "
 			 "the pc in r14 as vmstack knows", ver);
@@ -235,11 +258,20 @@ static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 		snprintf(why, len, "Ruby %s whose ruby_current_ec is not in a TLS segment vmstack knows", ver);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
+	/* glibc's first static TLS module: its block ends at the fs base. */
 	if (pid > 0 && !first_tls_module(pid, m->path)) {
 		snprintf(why, len, "Ruby %s in a program where libruby is not the first TLS module "
 			 "(its thread's execution context is at no fixed place)", ver);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
+	tls_ec = (int32_t)(ec.st_value - ((memsz + align - 1) / align) * align);
+	bias = m->start - lo;
+	if (vmstack_elf_symbol(elf, "ruby_current_vm_ptr", &vm)) {
+		snprintf(why, len, "Ruby %s without ruby_current_vm_ptr", ver);
+		return VMSTACK_DETECT_UNKNOWN;
+	}
+	if (pid > 0 && !ruby_process_agrees(L, pid, vm.st_value + bias, tls_ec, why, len))
+		return VMSTACK_DETECT_UNKNOWN;
 	for (i = 0; i < ruby_nbuilds; i++)
 		if (ruby_builds[i].L == L)
 			b = &ruby_builds[i];
@@ -252,9 +284,7 @@ static enum vmstack_detect ruby_detect(const struct vmstack_map *m, int pid,
 		b->L = L;
 		snprintf(b->name, sizeof(b->name), "Ruby %s", L->version);
 	}
-	/* glibc's first static TLS module: its block ends at the fs base. */
-	ruby_prog(&p, L, (int32_t)(ec.st_value - ((memsz + align - 1) / align) * align));
-	bias = m->start - lo;
+	ruby_prog(&p, L, tls_ec);
 	err = vm_prog_end_loop(&p, d, core_lo + bias, core_hi + bias);
 	if (err) {
 		snprintf(why, len, "Ruby %s: its program does not assemble: %s", ver, err);

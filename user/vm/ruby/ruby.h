@@ -6,6 +6,8 @@
 #ifndef VMSTACK_VM_RUBY_H
 #define VMSTACK_VM_RUBY_H
 
+#include <gelf.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vm/prog.h"
@@ -28,6 +30,17 @@ struct ruby_layout {
 	uint32_t str_embed_len_shift, str_embed_len_mask;
 	int32_t str_embed, str_len, str_ptr;
 	int32_t ary_embed, ary_ptr;
+	/*
+	 * For the checks only (ruby_check.c): the iseq's size in instructions'
+	 * words; the frame magic of ep[0] and the thread's bottom frame's;
+	 * an iseq's RBasic type and imemo type; the chain from the VM to its
+	 * main thread and back (vm->ractor.main_thread, th->vm, th->ec,
+	 * ec->thread_ptr) and the thread's pthread_t, its fs base in glibc.
+	 */
+	int32_t body_iseq_size;
+	uint32_t magic_mask, magic_dummy;
+	uint32_t t_imemo, imemo_shift, imemo_mask, imemo_iseq;
+	int32_t vm_main_thread, th_vm, th_ec, th_thread_id, ec_thread_ptr;
 };
 
 /* The layout for @ver (ruby_version), or NULL. */
@@ -38,5 +51,19 @@ const struct ruby_layout *ruby_layout_of(const char *ver);
  * the thread's execution context at fs base + @tls_ec (ruby_current_ec).
  */
 void ruby_prog(struct vm_prog *p, const struct ruby_layout *L, int32_t tls_ec);
+
+/*
+ * Does the file's own code read the structures where @L says: 1, or 0
+ * with what disagrees in @why.
+ */
+int ruby_code_agrees(const struct ruby_layout *L, Elf *elf, char *why, size_t len);
+
+/*
+ * Does process @pid's running VM fit @L (its VM pointer at @vm_ptr, its
+ * thread's execution context at fs base + @tls_ec): 1 (also when the VM
+ * is not up yet), or 0 with what disagrees in @why.
+ */
+int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, int32_t tls_ec,
+			char *why, size_t len);
 
 #endif
