@@ -50,7 +50,7 @@ LDLIBS_CORE := -ldw -lelf -lz -liberty
 # in user/output/;
 # user/unwind/ makes the unwind rows (its *upload.c files talk to the module).
 CORE_SRCS := user/ring_reader.c user/maps.c user/symtab.c user/file.c user/process.c \
-	     user/vm_names.c user/vm_sites.c user/stacks.c user/abi.c \
+	     user/hash_table.c user/vm_names.c user/vm_sites.c user/stacks.c user/abi.c \
 	     user/frame.c user/profile.c user/raw_file.c user/threads.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
 	     user/debuginfo.c user/lines.c user/demangle.c \

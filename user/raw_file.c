@@ -68,9 +68,9 @@ int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		      "\nduration %" PRIu64 "\nmaps %zu\n", h->pid, h->comm, h->freq,
 		      h->lost, h->duration_ns, vmstack_process_nr_maps(proc)) < 0 ||
 	      vmstack_process_write_maps(proc, f) ||
-	      fprintf(f, "vmnames %zu\n", vmstack_process_vm_names(proc)->n) < 0 ||
+	      fprintf(f, "vmnames %zu\n", vmstack_process_vm_names(proc)->table.n) < 0 ||
 	      vmstack_vm_names_each(vmstack_process_vm_names(proc), write_vm_name, f) ||
-	      fprintf(f, "vmsites %zu\n", vmstack_process_vm_sites(proc)->n) < 0 ||
+	      fprintf(f, "vmsites %zu\n", vmstack_process_vm_sites(proc)->table.n) < 0 ||
 	      vmstack_vm_sites_each(vmstack_process_vm_sites(proc), write_vm_site, f) ||
 	      fprintf(f, "threads %zu\n", threads->n) < 0 ||
 	      vmstack_threads_write(threads, f) ||

@@ -12,10 +12,10 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "hash_table.h"
 
 struct vmstack_vm_names {
-	struct vm_name *v;
-	size_t nslots, n;
+	struct hash_table table;	/* of struct vm_name; table.n: how many */
 };
 
 /* The name of @ident at @pc, or NULL. */

@@ -1,70 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
-#include <string.h>
 
 #include "util.h"
 #include "vm_sites.h"
 
 struct vm_site {
-	struct vmstack_vm_site key;
-	char *name;		/* NULL: a free slot */
+	struct vmstack_vm_site key;	/* the first bytes, no padding */
+	char *name;
 };
-
-static size_t slot(const struct vmstack_vm_sites *t, const struct vmstack_vm_site *s)
-{
-	size_t j = hash_bytes(s, sizeof(*s), 1) & (t->nslots - 1);
-
-	while (t->v[j].name && memcmp(&t->v[j].key, s, sizeof(*s)))
-		j = (j + 1) & (t->nslots - 1);
-	return j;
-}
 
 const char *vmstack_vm_sites_get(const struct vmstack_vm_sites *t,
 				 const struct vmstack_vm_site *s)
 {
-	return t->nslots ? t->v[slot(t, s)].name : NULL;
+	const struct vm_site *e = hash_table_get(&t->table, s, sizeof(*s), sizeof(*e));
+
+	return e ? e->name : NULL;
 }
 
 void vmstack_vm_sites_put(struct vmstack_vm_sites *t, const struct vmstack_vm_site *s,
 			  const char *name)
 {
-	struct vm_site *old = t->v;
-	size_t i, j, nold = t->nslots;
+	struct vm_site *e;
+	bool added;
 
-	if (2 * (t->n + 1) > t->nslots) {
-		t->nslots = nold ? 2 * nold : 256;
-		t->v = xcalloc(t->nslots, sizeof(*t->v));
-		for (i = 0; i < nold; i++)
-			if (old[i].name)
-				t->v[slot(t, &old[i].key)] = old[i];
-		free(old);
-	}
-	j = slot(t, s);
-	if (t->v[j].name)
-		return;
-	t->v[j].key = *s;
-	t->v[j].name = xstrdup(name);
-	t->n++;
+	e = hash_table_add(&t->table, s, sizeof(*s), sizeof(*e), &added);
+	if (added)
+		e->name = xstrdup(name);
 }
 
 int vmstack_vm_sites_each(const struct vmstack_vm_sites *t, vmstack_vm_site_fn fn,
 			  void *arg)
 {
+	const struct vm_site *e;
 	size_t i;
 	int err;
 
-	for (i = 0; i < t->nslots; i++)
-		if (t->v[i].name && (err = fn(arg, &t->v[i].key, t->v[i].name)))
+	for (i = 0; (e = hash_table_next(&t->table, &i, sizeof(*e)));)
+		if ((err = fn(arg, &e->key, e->name)))
 			return err;
 	return 0;
 }
 
 void vmstack_vm_sites_free(struct vmstack_vm_sites *t)
 {
+	struct vm_site *e;
 	size_t i;
 
-	for (i = 0; i < t->nslots; i++)
-		free(t->v[i].name);
-	free(t->v);
-	memset(t, 0, sizeof(*t));
+	for (i = 0; (e = hash_table_next(&t->table, &i, sizeof(*e)));)
+		free(e->name);
+	hash_table_free(&t->table);
 }

@@ -12,14 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash_table.h"
+
 /* Callee's word and PC, then its caller's. */
 struct vmstack_vm_site {
 	uint64_t callee, callee_pc, caller, caller_pc;
 };
 
 struct vmstack_vm_sites {
-	struct vm_site *v;
-	size_t nslots, n;
+	struct hash_table table;	/* of struct vm_site; table.n: how many */
 };
 
 /* The name kept for @s, or NULL if none is. */

@@ -11,6 +11,7 @@
 #include "fake_mem.h"
 #include "file.h"
 #include "lua_live.h"
+#include "unit.h"
 #include "walk.h"
 
 /* The executable mapping of @path in @pid, in @m (its file got). */
@@ -106,6 +107,24 @@ pid_t lua_live_spawn(char *const argv[])
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+pid_t lua_live_run(char *const argv[], const char *script)
+{
+	FILE *f;
+	pid_t pid;
+
+	if (geteuid() || access(argv[0], X_OK)) {
+		fprintf(stderr, "  %s: not installed or not root, skipped\n", argv[0]);
+		return 0;
+	}
+	f = fopen(argv[1], "w");
+	CHECK(f && fputs(script, f) >= 0);
+	if (f)
+		fclose(f);
+	pid = lua_live_spawn(argv);
+	usleep(200000);
 	return pid;
 }
 

@@ -22,6 +22,12 @@ void lua_live_mirror(pid_t pid);
 int lua_live_stop_in(pid_t pid, uint64_t lo, uint64_t hi, struct user_regs_struct *r);
 /* Spawn @argv, its stdout to /dev/null; its pid. */
 pid_t lua_live_spawn(char *const argv[]);
+/*
+ * Write @script to file argv[1], spawn interpreter argv[0] on it and give
+ * it 0.2 s to reach its loop: its pid; or 0, skipped with a message,
+ * without root or the interpreter.
+ */
+pid_t lua_live_run(char *const argv[], const char *script);
 
 /*
  * Stop @pid in the loop of VM @d, mirror it and walk its stack with @d's

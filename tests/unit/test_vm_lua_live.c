@@ -98,19 +98,10 @@ static void live_walk(const char *rt_name, pid_t pid, const char *code, const ch
 static void live_lua(const char *rt_name, const char *interp)
 {
 	char *argv[] = { (char *)interp, (char *)SCRIPT, NULL };
-	FILE *f;
-	pid_t pid;
+	pid_t pid = lua_live_run(argv, script);
 
-	if (geteuid() || access(interp, X_OK)) {
-		fprintf(stderr, "  %s: not installed or not root, skipped\n", interp);
+	if (!pid)
 		return;
-	}
-	f = fopen(SCRIPT, "w");
-	CHECK(f && fputs(script, f) >= 0);
-	if (f)
-		fclose(f);
-	pid = lua_live_spawn(argv);
-	usleep(200000);
 	live_walk(rt_name, pid, interp, SCRIPT);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

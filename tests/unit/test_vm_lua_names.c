@@ -77,19 +77,11 @@ static void names_live(const char *rt_name, const char *interp, const struct lua
 	struct vmstack_map m = { 0 };
 	struct frames fr = { .n = 0 };
 	unsigned int k, ok = 0;
+	pid_t pid = lua_live_run(argv, script);
 	FILE *f;
-	pid_t pid;
 
-	if (geteuid() || access(interp, X_OK)) {
-		fprintf(stderr, "  %s: not installed or not root, skipped\n", interp);
+	if (!pid)
 		return;
-	}
-	f = fopen(SCRIPT, "w");
-	CHECK(f && fputs(script, f) >= 0);
-	if (f)
-		fclose(f);
-	pid = lua_live_spawn(argv);
-	usleep(200000);
 	CHECK(rt && !lua_live_code_map(pid, interp, &m));
 	memset(&found, 0, sizeof(found));
 	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);

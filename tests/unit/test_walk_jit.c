@@ -8,6 +8,7 @@
 
 #include "fake_mem.h"
 #include "desc4_of.h"
+#include "lj_gc64_desc.h"
 #include "unit.h"
 #include "walk_setup.h"
 
@@ -172,39 +173,24 @@ static struct vmstack_vm_desc ref32_desc(void)
 	struct vmstack_vm_desc d;
 
 	memset(&d, 0, sizeof(d));
+	lj_desc_common(&d);
 	d.code_start = VM_LO;
 	d.code_end = VM_HI;
 	d.flags = VMSTACK_VM_F_REF32 | VMSTACK_VM_F_JIT;
-	d.state_from = VMSTACK_VM_STATE_AR;
 	d.state_off = 24;
 	d.check_off = 5;
-	d.check_val = 6;
-	d.top_reg = VMSTACK_VM_REG_RDX;
-	d.pc_reg = VMSTACK_VM_REG_RBX;
 	d.top_off = 16;
-	d.top_adj = -8;
 	d.stack_off = 36;
-	d.stack_max = 1U << 20;
-	d.link = VMSTACK_VM_LINK_TAGGED_DELTA;
 	d.link_off = 4;
-	d.type_mask = 7;
-	d.pc_mask = 3;
-	d.insn_off = -4;
-	d.insn_shift = 8;
-	d.insn_bits = 8;
 	d.extra = 1;
-	d.slot = 8;
-	d.bottom_types = 1U << 1 | 1U << 5;
 	d.func_off = 0;
 	d.func_mask = ~0ULL;
 	d.kind_off = 6;
 	d.kind_script = 0;
-	d.kind_native = 1;
 	d.ident_off = 16;
 	d.ident_adj = -64;
 	d.caller_bp_off = 64;
 	d.caller_ra_off = 72;
-	d.caller_sp_off = 80;
 	d.max_frames = 16;
 	d.jit_anchor_ptr = R32_ANCHOR;
 	d.jit_anchor_adj = 64;
@@ -216,7 +202,6 @@ static struct vmstack_vm_desc ref32_desc(void)
 	d.jit_state_off = 280;
 	d.jit_top_off = 284;
 	d.state_ar_off = 48;
-	d.ar_mask = 3;
 	return d;
 }
 

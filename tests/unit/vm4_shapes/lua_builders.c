@@ -92,6 +92,48 @@ static void walk_check(const struct vmstack_vm_desc4 *d, u64 rbp0, const u64 *wa
 	free(set);
 }
 
+/*
+ * The sandwich's Lua functions, innermost first: h and f (the inner
+ * loop's), g and the chunk (the outer's); and the pcs the walk shows.
+ */
+struct lua_frames {
+	u64 fn[4], pc[4];
+};
+
+/*
+ * Walk with frame i's rbp @rbp[i]: in each loop's place its two Lua
+ * frames of @s; but the first @native loops (from the inner: 0, 1 or 2)
+ * find no state there, and their native frame stays after a BROKEN STATE
+ * word (@s is NULL if no Lua frame is shown).
+ */
+static void walk_lua_frames(const struct vmstack_vm_desc4 *d, const u64 *rbp,
+			    const struct lua_frames *s, unsigned int native)
+{
+	static const u64 loop_ra[2] = { SHAPE_INNER_RA, SHAPE_OUTER_RA };
+	unsigned int n = 0, loop, i;
+	u64 want[16];
+
+	want[n++] = SHAPE_LEAF;
+	for (loop = 0; loop < 2; loop++) {
+		if (loop == 1) {	/* the C frames between the loops */
+			want[n++] = SHAPE_MID1_RA;
+			want[n++] = SHAPE_MID2_RA;
+		}
+		if (loop < native) {
+			want[n++] = shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE);
+			want[n++] = loop_ra[loop];
+			continue;
+		}
+		for (i = 2 * loop; i < 2 * loop + 2; i++) {
+			want[n++] = shape_word(VMSTACK_VMW_SCRIPT, s->fn[i]);
+			want[n++] = s->pc[i];
+		}
+	}
+	want[n++] = SHAPE_MAIN_RA;
+	frames(rbp);
+	walk_check(d, 0, want, n);
+}
+
 /* 5.3: a function value (TValue of @tag naming @gc). */
 static u64 tv53(const struct lua53_layout *L, u64 gc, u8 tag)
 {
@@ -151,34 +193,15 @@ UNIT_TEST(vm4_lua53_builder)
 	vmstack_lua53_prog(L, &p);
 	shape_desc(&d, &p);
 	{
+		const struct lua_frames s = {
+			{ h, f, g, chunk }, { h + 0x530, f + 0x520, g + 0x510, chunk + 0x500 }
+		};
 		const u64 rbp[NFRAMES] = { 0, ci_h, 0, 0, ci_g, 0 };
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_SCRIPT, h), h + 0x530,
-			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x520,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
-			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
-			SHAPE_MAIN_RA,
-		};
-
-		frames(rbp);
-		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
-	}
-	{
 		/* rbp no CallInfo (a loop's prologue, a counter): that frame stays native. */
-		const u64 rbp[NFRAMES] = { 0, 0x10, 0, 0, ci_g, 0 };
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
-			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
-			SHAPE_MAIN_RA,
-		};
+		const u64 no_ci[NFRAMES] = { 0, 0x10, 0, 0, ci_g, 0 };
 
-		frames(rbp);
-		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+		walk_lua_frames(&d, rbp, &s, 0);
+		walk_lua_frames(&d, no_ci, &s, 1);
 	}
 	{
 		/* A Proto whose type byte is not LUA_TPROTO, below the first: cut there. */
@@ -264,53 +287,24 @@ UNIT_TEST(vm4_lua52_builder)
 	vmstack_lua52_prog(L, &p);
 	shape_desc(&d, &p);
 	{
-		const u64 rbp[NFRAMES] = { 0, st, 0, 0, st, 0 };
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_SCRIPT, h), h + 0x530 + VMSTACK_LUA_PC_TAIL,
-			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x520,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
-			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
-			SHAPE_MAIN_RA,
+		const struct lua_frames s = {
+			{ h, f, g, chunk },
+			{ h + 0x530 + VMSTACK_LUA_PC_TAIL, f + 0x520, g + 0x510, chunk + 0x500 }
 		};
+		const u64 rbp[NFRAMES] = { 0, st, 0, 0, st, 0 };
 
-		frames(rbp);
-		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
-	}
-	{
+		walk_lua_frames(&d, rbp, &s, 0);
 		/* The inner loop a coroutine's (f, h): the outer L's ci is the resume's. */
 		co = state52(L, ci52(L, 0, ci_h, 0, 0));
 		fake_put64(ci_f + L->ci_previous, ci52(L, 0, 0, 0, 0));
 		fake_put64(st + L->l_ci, ci_c);
-		const u64 rbp[NFRAMES] = { 0, co, 0, 0, st, 0 };
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_SCRIPT, h), h + 0x530 + VMSTACK_LUA_PC_TAIL,
-			shape_word(VMSTACK_VMW_SCRIPT, f), f + 0x520,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
-			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
-			SHAPE_MAIN_RA,
-		};
+		const u64 rbp_co[NFRAMES] = { 0, co, 0, 0, st, 0 };
 
-		frames(rbp);
-		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
-	}
-	{
+		walk_lua_frames(&d, rbp_co, &s, 0);
 		/* rbp no lua_State (OP_CLOSURE lends it): that frame stays native. */
-		const u64 rbp[NFRAMES] = { 0, 0x10, 0, 0, st, 0 };
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_SCRIPT, g), g + 0x510,
-			shape_word(VMSTACK_VMW_SCRIPT, chunk), chunk + 0x500,
-			SHAPE_MAIN_RA,
-		};
+		const u64 no_state[NFRAMES] = { 0, 0x10, 0, 0, st, 0 };
 
-		frames(rbp);
-		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+		walk_lua_frames(&d, no_state, &s, 1);
 	}
 }
 
@@ -405,37 +399,22 @@ UNIT_TEST(vm4_lua51_builder)
 			rbp[1] = rbp[4] = s.S;
 		vmstack_lua51_prog(L, &at, &p);
 		shape_desc(&d, &p);
-		frames(rbp);
 		if (!at.in_rbp) {
 			fake_put64(shape_frame_bp(1) + 0x58, s.S);
 			fake_put64(shape_frame_bp(4) + 0x58, s.S);
 		}
 		{
-			const u64 want[] = {
-				SHAPE_LEAF,
-				shape_word(VMSTACK_VMW_SCRIPT, s.h), s.pc_h,
-				shape_word(VMSTACK_VMW_SCRIPT, s.f), s.pc_f,
-				SHAPE_MID1_RA, SHAPE_MID2_RA,
-				shape_word(VMSTACK_VMW_SCRIPT, s.g), s.pc_g,
-				shape_word(VMSTACK_VMW_SCRIPT, s.chunk), s.pc_chunk,
-				SHAPE_MAIN_RA,
+			const struct lua_frames fr = {
+				{ s.h, s.f, s.g, s.chunk }, { s.pc_h, s.pc_f, s.pc_g, s.pc_chunk }
 			};
 
-			walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+			walk_lua_frames(&d, rbp, &fr, 0);
 		}
 	}
 	{
 		/* Not a lua_State where rbp should hold one: both loops stay native. */
 		const u64 rbp[NFRAMES] = { 0, 0x20, 0, 0, 0x20, 0 };
-		const u64 want[] = {
-			SHAPE_LEAF,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_INNER_RA,
-			SHAPE_MID1_RA, SHAPE_MID2_RA,
-			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_STATE), SHAPE_OUTER_RA,
-			SHAPE_MAIN_RA,
-		};
 
-		frames(rbp);
-		walk_check(&d, 0, want, sizeof(want) / sizeof(want[0]));
+		walk_lua_frames(&d, rbp, NULL, 2);
 	}
 }

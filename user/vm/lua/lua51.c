@@ -295,7 +295,6 @@ static enum vmstack_detect lua51_detect(const struct vmstack_map *m, int pid,
 					struct vmstack_vm_found *f, char *why, size_t len)
 {
 	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
-	struct vmstack_vm_desc4 *d = &f->desc4;
 	static struct vm_prog p;	/* 6 KB: not on the stack */
 	struct lua51_seen seen = { NULL, false, false };
 	struct lua51_state_at at = { false, 0 };
@@ -325,12 +324,8 @@ static enum vmstack_detect lua51_detect(const struct vmstack_map *m, int pid,
 	if (state_at(elf, &seen, start, caller, &at, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	vmstack_lua51_prog(seen.L, &at, &p);
-	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, d, why, len))
-		return VMSTACK_DETECT_UNKNOWN;
-	f->prog = true;
-	f->build = &vmstack_lua51_code;	/* what its namers read */
-	f->build_name = seen.L->version;
-	return VMSTACK_DETECT_YES;
+	return vmstack_lua_found(m, pid, elf, lo, start, end, &p, &vmstack_lua51_code,
+				 seen.L->version, f, why, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua51 = {

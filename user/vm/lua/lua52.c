@@ -201,7 +201,6 @@ static enum vmstack_detect lua52_detect(const struct vmstack_map *m, int pid,
 {
 	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	const struct lua52_layout *L = NULL;
-	struct vmstack_vm_desc4 *d = &f->desc4;
 	static struct vm_prog p;	/* 6 KB: not on the stack */
 	uint64_t lo, start, end;
 	char version[32];
@@ -228,12 +227,8 @@ static enum vmstack_detect lua52_detect(const struct vmstack_map *m, int pid,
 	if (start < lo || end > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
 	vmstack_lua52_prog(L, &p);
-	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, d, why, len))
-		return VMSTACK_DETECT_UNKNOWN;
-	f->prog = true;
-	f->build = &vmstack_lua52_code;	/* what its namers read */
-	f->build_name = L->version;
-	return VMSTACK_DETECT_YES;
+	return vmstack_lua_found(m, pid, elf, lo, start, end, &p, &vmstack_lua52_code,
+				 L->version, f, why, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua52 = {

@@ -186,12 +186,8 @@ static enum vmstack_detect lua54_detect(const struct vmstack_map *m, int pid,
 	if (start < lo || end > lo + (m->end - m->start))
 		return VMSTACK_DETECT_NO;	/* another mapping of the file holds the code */
 	vmstack_lua53_prog(&L->ci, &p);
-	if (vmstack_lua_desc4(m, pid, elf, lo, start, end, &p, &f->desc4, why, len))
-		return VMSTACK_DETECT_UNKNOWN;
-	f->prog = true;
-	f->build = &vmstack_lua54_code;	/* what its namers read */
-	f->build_name = L->version;
-	return VMSTACK_DETECT_YES;
+	return vmstack_lua_found(m, pid, elf, lo, start, end, &p, &vmstack_lua54_code,
+				 L->version, f, why, len);
 }
 
 const struct vmstack_runtime vmstack_rt_lua54 = {

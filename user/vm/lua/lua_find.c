@@ -88,10 +88,13 @@ int vmstack_lua_find_loop(Elf *elf, const char *api, unsigned int depth,
 	return 0;
 }
 
-int vmstack_lua_desc4(const struct vmstack_map *m, int pid, Elf *elf, uint64_t lo,
-		      uint64_t start, uint64_t end, struct vm_prog *p,
-		      struct vmstack_vm_desc4 *d, char *why, size_t len)
+enum vmstack_detect vmstack_lua_found(const struct vmstack_map *m, int pid, Elf *elf,
+				      uint64_t lo, uint64_t start, uint64_t end,
+				      struct vm_prog *p, const struct lua_code_facts *code,
+				      const char *name, struct vmstack_vm_found *f, char *why,
+				      size_t len)
 {
+	struct vmstack_vm_desc4 *d = &f->desc4;
 	unsigned char want[64], got[64];
 	const char *err;
 
@@ -99,7 +102,7 @@ int vmstack_lua_desc4(const struct vmstack_map *m, int pid, Elf *elf, uint64_t l
 		    read_target(pid, m->start + (start - lo), got, sizeof(got)) ||
 		    memcmp(want, got, sizeof(want)))) {
 		snprintf(why, len, "the process's luaV_execute differs from its file's");
-		return -1;
+		return VMSTACK_DETECT_UNKNOWN;
 	}
 	memset(d, 0, sizeof(*d));
 	d->size = sizeof(*d);
@@ -110,9 +113,12 @@ int vmstack_lua_desc4(const struct vmstack_map *m, int pid, Elf *elf, uint64_t l
 	err = vm_prog_end(p, d);
 	if (err) {
 		snprintf(why, len, "its program does not assemble: %s", err);
-		return -1;
+		return VMSTACK_DETECT_UNKNOWN;
 	}
-	return 0;
+	f->prog = true;
+	f->build = code;
+	f->build_name = name;
+	return VMSTACK_DETECT_YES;
 }
 
 int vmstack_lua_has(const unsigned char *code, size_t len, const unsigned char *what,

@@ -7,7 +7,8 @@
  * luaV_execute once luaD_precall has pushed a Lua function. So it is
  * among the functions two or three direct calls away from the exported
  * entry; which one is told by its first instructions, each version's
- * caller (lua51.c, lua53.c) giving the bytes its layout implies.
+ * caller (lua51.c, lua53.c) giving the bytes its layout implies. And
+ * how each version's detection (5.1 to 5.4) ends once its loop is found.
  */
 #ifndef VMSTACK_VM_LUA_FIND_H
 #define VMSTACK_VM_LUA_FIND_H
@@ -15,6 +16,8 @@
 #include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "vm/runtime.h"
 
 /* The bytes a function starts with: 0 if they are the loop's, as @arg wants it. */
 typedef int lua_loop_test(const unsigned char *code, size_t len, void *arg);
@@ -29,20 +32,23 @@ int vmstack_lua_find_loop(Elf *elf, const char *api, unsigned int depth,
 			  lua_loop_test *test, void *arg, uint64_t *lo, uint64_t *hi,
 			  uint64_t *caller);
 
-struct vmstack_map;
+struct lua_code_facts;
 struct vm_prog;
-struct vmstack_vm_desc4;
 
 /*
- * The descriptor of the loop [start, end) (link-time addresses) of
- * mapping @m, whose link-time address is @lo: program @p, the loop's
- * native frames left by their own unwind rules. With @pid, first
- * checked that the process runs the file's code there. 0, or -1 with
- * why in @why.
+ * How each version's detection ends once it has found its loop [start,
+ * end) (link-time addresses) in mapping @m, whose link-time address is
+ * @lo, and written program @p: the descriptor in f->desc4, the loop's
+ * native frames left by their own unwind rules, and what its namers read
+ * (@code, the facts of the version's code; @name, the build's). With
+ * @pid, first checked that the process runs the file's code there.
+ * VMSTACK_DETECT_YES, or VMSTACK_DETECT_UNKNOWN with why in @why.
  */
-int vmstack_lua_desc4(const struct vmstack_map *m, int pid, Elf *elf, uint64_t lo,
-		      uint64_t start, uint64_t end, struct vm_prog *p,
-		      struct vmstack_vm_desc4 *d, char *why, size_t len);
+enum vmstack_detect vmstack_lua_found(const struct vmstack_map *m, int pid, Elf *elf,
+				      uint64_t lo, uint64_t start, uint64_t end,
+				      struct vm_prog *p, const struct lua_code_facts *code,
+				      const char *name, struct vmstack_vm_found *f, char *why,
+				      size_t len);
 
 /* Whether @code holds the @n bytes of @what. */
 int vmstack_lua_has(const unsigned char *code, size_t len, const unsigned char *what,
