@@ -284,12 +284,42 @@ static const char *context_of(const struct ruby_layout *L, int pid, uint64_t th,
 	return innermost_frame(L, pid, *ec, stack, stack + size * 8);
 }
 
+/* The reasons tries gave, and how often: a handful of distinct strings. */
+struct reason_count {
+	const char *why;
+	unsigned int n;
+};
+#define REASONS 8
+
+static void note_reason(struct reason_count *seen, const char *why)
+{
+	unsigned int i;
+
+	for (i = 0; i < REASONS && seen[i].why && seen[i].why != why; i++)
+		;
+	if (i < REASONS) {
+		seen[i].why = why;
+		seen[i].n++;
+	}
+}
+
+static const char *most_said(const struct reason_count *seen)
+{
+	unsigned int i, best = 0;
+
+	for (i = 1; i < REASONS && seen[i].why; i++)
+		if (seen[i].n > seen[best].n)
+			best = i;
+	return seen[best].why;
+}
+
 int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, int32_t tls_ec,
 			char *why, size_t len)
 {
+	struct reason_count seen[REASONS] = { { 0 } };
 	uint64_t vm = 0, th = 0, ec = 0, back = 0;
 	const char *bad = NULL;
-	int tries;
+	int tries = 0;
 
 	if (read_target(pid, vm_ptr, &vm, 8) || !vm ||
 	    read_target(pid, vm + L->vm_main_thread, &th, 8) || !th)
@@ -297,12 +327,24 @@ int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, i
 	if (read_target(pid, th + L->th_vm, &back, 8) || back != vm)
 		bad = "its main thread does not point back to the VM";
 	else
-		/* A fiber switch moves th->ec and ruby_current_ec apart for a while. */
-		for (tries = 0; tries < 5; tries++) {
+		/*
+		 * The reads are not one snapshot: a fiber switch moves th->ec,
+		 * ruby_current_ec and the context's stack apart for a while.
+		 * Live, with a fiber made every few hundred microseconds, a
+		 * third of the reads fell in such a window, and five tries a
+		 * millisecond apart all did in one check of about 150 (unit
+		 * test ruby_process_checks_layout). A wrong layout fails every
+		 * try: 40 tries cost it about 10 ms, once per process.
+		 */
+		for (tries = 0; tries < 40; tries++) {
 			if (!(bad = context_of(L, pid, th, tls_ec, &ec)))
 				break;
-			usleep(1000);
+			note_reason(seen, bad);
+			usleep(200 + 37 * tries);
 		}
+	/* What a wrong layout keeps saying, not what a switch said once. */
+	if (bad && tries == 40)
+		bad = most_said(seen);
 	if (bad)
 		snprintf(why, len, "Ruby %s whose running VM disagrees with the layout vmstack has "
 			 "(VM 0x%" PRIx64 ", main thread 0x%" PRIx64 ", context 0x%" PRIx64 "): %s",
