@@ -23,6 +23,7 @@
  * chain as the walk does, so stray bytes do not pass by chance.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -231,11 +232,12 @@ static int runs_iseq(const struct ruby_layout *L, int pid, uint64_t v, uint64_t 
 
 /*
  * The innermost Ruby frame of the context (its top 64 frames): NULL if it
- * runs an iseq, or there is none (a thread not started, with only its
- * dummy frame); else what is wrong with it.
+ * runs an iseq (*@proved set), or there is none (a thread not started,
+ * with only its dummy frame; a fiber just made); else what is wrong with
+ * it.
  */
 static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_t ec,
-				   uint64_t stack, uint64_t end)
+				   uint64_t stack, uint64_t end, bool *proved)
 {
 	uint64_t cfp, ep, flags, iseq, pc;
 	unsigned int i;
@@ -252,6 +254,7 @@ static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_
 		if (read_target(pid, cfp + L->cfp_iseq, &iseq, 8) ||
 		    read_target(pid, cfp + L->cfp_pc, &pc, 8) || !runs_iseq(L, pid, iseq, pc))
 			return "its innermost Ruby frame has no iseq holding its pc";
+		*proved = true;
 		return NULL;
 	}
 	return NULL;
@@ -263,7 +266,7 @@ static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_
  * or frames between two reads, so the caller tries again.
  */
 static const char *context_of(const struct ruby_layout *L, int pid, uint64_t th, int32_t tls_ec,
-			      uint64_t *ec)
+			      uint64_t *ec, bool *proved)
 {
 	uint64_t back, fs, cur, stack, size, ep, flags;
 
@@ -281,7 +284,7 @@ static const char *context_of(const struct ruby_layout *L, int pid, uint64_t th,
 	if (read_target(pid, stack + size * 8 - (uint64_t)L->cfp_size + L->cfp_ep, &ep, 8) ||
 	    read_target(pid, ep, &flags, 8) || (flags & L->magic_mask) != L->magic_dummy)
 		return "the bottom of its frame array is not a dummy frame";
-	return innermost_frame(L, pid, *ec, stack, stack + size * 8);
+	return innermost_frame(L, pid, *ec, stack, stack + size * 8, proved);
 }
 
 /* The reasons tries gave, and how often: a handful of distinct strings. */
@@ -319,6 +322,8 @@ int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, i
 	struct reason_count seen[REASONS] = { { 0 } };
 	uint64_t vm = 0, th = 0, ec = 0, back = 0;
 	const char *bad = NULL;
+	unsigned int unproved = 0;
+	bool proved;
 	int tries = 0;
 
 	if (read_target(pid, vm_ptr, &vm, 8) || !vm ||
@@ -333,18 +338,27 @@ int ruby_process_agrees(const struct ruby_layout *L, int pid, uint64_t vm_ptr, i
 		 * Live, with a fiber made every few hundred microseconds, a
 		 * third of the reads fell in such a window, and five tries a
 		 * millisecond apart all did in one check of about 150 (unit
-		 * test ruby_process_checks_layout). A wrong layout fails every
-		 * try: 40 tries cost it about 10 ms, once per process.
+		 * test ruby_process_checks_layout). So up to 40 tries, until
+		 * one proves the layout on a frame running an iseq. A try that
+		 * finds no such frame (a fiber just made) proves nothing: a
+		 * wrong iseq offset passed there. Without a proving try, the
+		 * layout stands only if no try found a frame wrong; what a
+		 * wrong layout keeps saying is the reason, not what a switch
+		 * said once. A wrong layout costs about 10 ms, once a process.
 		 */
 		for (tries = 0; tries < 40; tries++) {
-			if (!(bad = context_of(L, pid, th, tls_ec, &ec)))
+			proved = false;
+			bad = context_of(L, pid, th, tls_ec, &ec, &proved);
+			if (!bad && proved)
 				break;
-			note_reason(seen, bad);
+			if (bad)
+				note_reason(seen, bad);
+			else
+				unproved++;
 			usleep(200 + 37 * tries);
 		}
-	/* What a wrong layout keeps saying, not what a switch said once. */
-	if (bad && tries == 40)
-		bad = most_said(seen);
+	if (tries == 40)
+		bad = unproved && !seen[0].why ? NULL : most_said(seen);
 	if (bad)
 		snprintf(why, len, "Ruby %s whose running VM disagrees with the layout vmstack has "
 			 "(VM 0x%" PRIx64 ", main thread 0x%" PRIx64 ", context 0x%" PRIx64 "): %s",
