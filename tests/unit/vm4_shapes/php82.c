@@ -169,21 +169,28 @@ static enum vmstack_detect live_detect(int pid, struct vmstack_vm_found *found, 
 	return shape_live_detect(pid, "php", "php8.2", found, why);
 }
 
+/*
+ * Lines 1-9 of the usort scripts: a comparator method that says "ready"
+ * and sleeps the first time.
+ */
+#define SORTER \
+	"<?php\n" \
+	"class Sorter {\n" \
+	"  function run($a) { usort($a, [$this, 'cmp']); return $a; }\n" \
+	"  function cmp($x, $y) {\n" \
+	"    global $go;\n" \
+	"    if ($go) { $go = false; echo \"ready\\n\"; flush(); sleep(30); }\n" \
+	"    return $x <=> $y;\n" \
+	"  }\n" \
+	"}\n"
+
 /* C -> PHP -> C -> PHP: a usort comparator method, sleeping. */
 static const struct live_case live_usort = {
-	"<?php\n"
-	"class Sorter {\n"
-	"  function run($a) { usort($a, [$this, 'cmp']); return $a; }\n"
-	"  function cmp($x, $y) {\n"
-	"    global $go;\n"
-	"    if ($go) { $go = false; echo \"ready\\n\"; flush(); sleep(30); }\n"
-	"    return $x <=> $y;\n"
-	"  }\n"
-	"}\n"
+	SORTER
 	"function top() { $s = new Sorter; return $s->run([3, 1, 2]); }\n"
 	"$go = true;\n"
 	"top();\n",
-	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 10, 12 },
+	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 10, 12 }, false,
 };
 
 /*
@@ -198,7 +205,52 @@ static const struct live_case live_generator = {
 	"}\n"
 	"function outer() { return array_map(function ($v) { foreach (gen() as $g) {} return $v; }, [1]); }\n"
 	"outer();\n",
-	2, 1, { "gen", "{closure}" }, { 3, 5 },
+	2, 1, { "gen", "{closure}" }, { 3, 5 }, false,
+};
+
+/*
+ * The same sort in a fiber its resumer started. zend_fiber_execute, on the
+ * fiber's own C stack, makes EG(current_execute_data) a frame of the
+ * internal function {fiber} whose prev_execute_data is the resumer's
+ * frame (Fiber::start's, set again at each resume): the chain goes on
+ * into the resumer's frames. But the fiber's closure, called by
+ * zend_call_function, is TOP and ends the fiber's outermost execute_ex
+ * activation, the last on its C stack: the walk stops there; resumer and
+ * {main} are not shown.
+ */
+static const struct live_case live_fiber = {
+	SORTER
+	"function in_fiber() { $s = new Sorter; return $s->run([3, 1, 2]); }\n"
+	"function resumer() { $f = new Fiber(function () { return in_fiber(); }); $f->start(); }\n"
+	"$go = true;\n"
+	"resumer();\n",
+	4, 1, { "Sorter::cmp", "Sorter::run", "in_fiber", "{closure}" }, { 6, 3, 10, 11 }, false,
+};
+
+/* A fiber sleeping with no C -> PHP inside: its one activation stops at its closure. */
+static const struct live_case live_fiber_leaf = {
+	"<?php\n"
+	"function leaf() { echo \"ready\\n\"; flush(); sleep(30); }\n"
+	"function in_fiber() { leaf(); }\n"
+	"function resumer() { $f = new Fiber(function () { in_fiber(); }); $f->start(); }\n"
+	"resumer();\n",
+	3, 3, { "leaf", "in_fiber", "{closure}" }, { 2, 3, 4 }, true,
+};
+
+/*
+ * A fiber suspended in Fiber::suspend while the main code sorts:
+ * EG(current_execute_data) is the resumer's again; none of the suspended
+ * fiber's frames (in_fiber, {closure}) is shown.
+ */
+static const struct live_case live_fiber_suspended = {
+	SORTER
+	"function in_fiber() { Fiber::suspend(1); }\n"
+	"function top() {\n"
+	"  $f = new Fiber(function () { in_fiber(); }); $f->start(); $s = new Sorter; return $s->run([3, 1, 2]);\n"
+	"}\n"
+	"$go = true;\n"
+	"top();\n",
+	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 12, 15 }, false,
 };
 
 /* See php82_live.h. */
@@ -226,18 +278,27 @@ void php82_live_check(const struct live_case *c, int pid, const char *exe, const
 	fake_mem_process(pid);
 	php_prog(&p, L, eg);
 	shape_desc(&d, &p);
-	got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
+	if (c->one)
+		got = shape_walk_at(&d, &w, SHAPE_VM_LO + 0x777, 4, NULL, ips, 64);
+	else
+		got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);
 	CHECK(w.flags == VMSTACK_SF_VM);
-	for (k = 0; users < c->n && shape_next_named(rt, found.build, pid, ips, got, &k, &nb); k++) {
+	for (k = 0; shape_next_named(rt, found.build, pid, ips, got, &k, &nb); k++) {
+		CHECK(users < c->n);
+		if (users >= c->n) {
+			fprintf(stderr, "  frame %u: %s (%s:%u), want none\n", users, nb.function,
+				nb.file, nb.line);
+			continue;
+		}
 		CHECK(!strcmp(nb.function, c->fn[users]) && nb.line == c->line[users] &&
 		      strstr(nb.file, script));
 		if (strcmp(nb.function, c->fn[users]) || nb.line != c->line[users])
 			fprintf(stderr, "  frame %u: %s (%s:%u), want %s line %u\n", users,
 				nb.function, nb.file, nb.line, c->fn[users], c->line[users]);
 		users++;
-		/* The inner activation ends: C frames, then the outer one. */
+		/* The inner activation ends: C frames, then the outer one (or main). */
 		if (users == c->inner)
-			CHECK(k + 2 < got && ips[k + 1] == SHAPE_MID1_RA);
+			CHECK(k + 1 < got && ips[k + 1] == (c->one ? SHAPE_MAIN_RA : SHAPE_MID1_RA));
 	}
 	CHECK(users == c->n);
 }
@@ -270,6 +331,21 @@ UNIT_TEST(php82_live_usort)
 UNIT_TEST(php82_live_generator)
 {
 	live_walk(&live_generator);
+}
+
+UNIT_TEST(php82_live_fiber)
+{
+	live_walk(&live_fiber);
+}
+
+UNIT_TEST(php82_live_fiber_leaf)
+{
+	live_walk(&live_fiber_leaf);
+}
+
+UNIT_TEST(php82_live_fiber_suspended)
+{
+	live_walk(&live_fiber_suspended);
 }
 
 /* A process whose opcache JIT is on: named, not described. */

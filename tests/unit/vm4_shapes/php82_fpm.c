@@ -32,7 +32,7 @@ static const struct live_case fpm_usort = {
 	"function top() { $s = new Sorter; return $s->run([3, 1, 2]); }\n"
 	"$go = true;\n"
 	"top();\n",
-	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 10, 12 },
+	4, 1, { "Sorter::cmp", "Sorter::run", "top", "{main}" }, { 6, 3, 10, 12 }, false,
 };
 
 /* @text written to the file @path; 0, or -1. */
