@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -25,4 +27,34 @@ enum vmstack_detect unit_detect_file(const char *runtime, const char *path, uint
 	v = rt->detect(&m, 0, f, why, len);
 	vmstack_file_put(m.file);
 	return v;
+}
+
+const char *unit_patched_copy(const char *path, const void *old, const void *new, size_t len,
+			      int once, const char *out)
+{
+	FILE *f = fopen(path, "r");
+	char *data = NULL, *p = NULL;
+	long size = -1;
+
+	if (f && !fseek(f, 0, SEEK_END))
+		size = ftell(f);
+	if (f && size > 0 && (data = malloc((size_t)size))) {
+		rewind(f);
+		if (fread(data, 1, (size_t)size, f) == (size_t)size)
+			p = memmem(data, (size_t)size, old, len);
+	}
+	if (f)
+		fclose(f);
+	CHECK(p != NULL);
+	if (p && once)
+		CHECK(!memmem(p + 1, (size_t)size - (size_t)(p + 1 - data), old, len));
+	if (p) {
+		memcpy(p, new, len);
+		f = fopen(out, "w");
+		CHECK(f && fwrite(data, 1, (size_t)size, f) == (size_t)size);
+		if (f)
+			fclose(f);
+	}
+	free(data);
+	return p ? out : NULL;
 }

@@ -20,4 +20,12 @@
 enum vmstack_detect unit_detect_file(const char *runtime, const char *path, uint64_t start,
 				     struct vmstack_vm_found *f, char *why, size_t len);
 
+/*
+ * A copy of @path at @out with the first @len bytes @old replaced by
+ * @new; with @once, a CHECK that @old is there only once. @out, or NULL
+ * (a failed CHECK) when @old is not found.
+ */
+const char *unit_patched_copy(const char *path, const void *old, const void *new, size_t len,
+			      int once, const char *out);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "elf_facts.h"
 #include "process.h"
+#include "detect_file.h"
 #include "unit.h"
 #include "vm/desc3_prog.h"
 #include "util.h"
@@ -55,33 +56,6 @@ static const struct vmstack_runtime *rt_named(const char *name)
 
 	CHECK(rt != NULL);
 	return rt;
-}
-
-/* A copy of @path with @old (@len bytes, found once) replaced by @new. */
-static const char *patched_copy(const char *path, const void *old, const void *new,
-				size_t len, const char *out)
-{
-	char *data = read_file(path, 64 << 20), *p;
-	size_t size;
-	FILE *f;
-
-	if (!data)
-		return NULL;
-	/* read_file stops at NUL only for strings: take the file's size. */
-	f = fopen(path, "r");
-	fseek(f, 0, SEEK_END);
-	size = (size_t)ftell(f);
-	fclose(f);
-	p = memmem(data, size, old, len);
-	CHECK(p != NULL);
-	if (p)
-		memcpy(p, new, len);
-	f = fopen(out, "w");
-	CHECK(f && fwrite(data, 1, size, f) == size);
-	if (f)
-		fclose(f);
-	free(data);
-	return out;
 }
 
 /* Code ranges from the project's notes on VM internals (Debian 12 files). */
@@ -157,12 +131,12 @@ UNIT_TEST(luajit_code_disagrees)
 	const char *copy;
 	struct found r;
 
-	copy = patched_copy("/usr/bin/tarantool", add, add2, sizeof(add),
+	copy = unit_patched_copy("/usr/bin/tarantool", add, add2, sizeof(add), 0,
 			    "build/unit-tarantool-dispatch");
 	r = detect(rt_named("luajit"), copy);
 	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "DISPATCH is G + 0xc50"));
 	unlink(copy);
-	copy = patched_copy("/usr/bin/tarantool", top, top2, sizeof(top),
+	copy = unit_patched_copy("/usr/bin/tarantool", top, top2, sizeof(top), 0,
 			    "build/unit-tarantool-gettop");
 	r = detect(rt_named("luajit"), copy);
 	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "lua_gettop"));
@@ -228,7 +202,7 @@ UNIT_TEST(cpython_code_disagrees)
 					      0x48, 0x89, 0x4f, 0x38 };
 	static const unsigned char link2[] = { 0x48, 0x8d, 0x8c, 0x24, 0xb0, 0x00, 0x00, 0x00,
 					       0x48, 0x89, 0x4f, 0x40 };
-	const char *copy = patched_copy("/usr/bin/python3.11", link, link2, sizeof(link),
+	const char *copy = unit_patched_copy("/usr/bin/python3.11", link, link2, sizeof(link), 0,
 					"build/unit-python-cframe");
 	struct found r;
 
@@ -244,7 +218,7 @@ UNIT_TEST(luajit_unknown_build)
 {
 	static const unsigned char id[] = { 0x79, 0xb0, 0xb8, 0x11, 0x4f, 0x05 };
 	static const unsigned char other[] = { 0x79, 0xb0, 0xb8, 0x11, 0x4f, 0x06 };
-	const char *copy = patched_copy("/usr/bin/luajit", id, other, sizeof(id),
+	const char *copy = unit_patched_copy("/usr/bin/luajit", id, other, sizeof(id), 0,
 					"build/unit-luajit-other");
 	struct found r;
 
@@ -276,8 +250,8 @@ UNIT_TEST(lua54_versions_found)
 	CHECK(r.lo == 0x1ef00 && r.hi == 0x22a6a);
 	CHECK(detect(l54, "/usr/bin/luajit").verdict == VMSTACK_DETECT_NO);
 	/* The version it carries decides: a 5.4 it has no layout of is named. */
-	copy = patched_copy("/usr/bin/lua5.4", "$LuaVersion: Lua 5.4.4",
-			    "$LuaVersion: Lua 5.4.9", 22, "build/unit-lua549");
+	copy = unit_patched_copy("/usr/bin/lua5.4", "$LuaVersion: Lua 5.4.4",
+			    "$LuaVersion: Lua 5.4.9", 22, 0, "build/unit-lua549");
 	r = detect(l54, copy);
 	CHECK(r.verdict == VMSTACK_DETECT_UNKNOWN && strstr(r.why, "Lua 5.4.9"));
 	unlink(copy);

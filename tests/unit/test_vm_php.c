@@ -25,34 +25,6 @@ static enum vmstack_detect php_detect_file(const char *path, struct vmstack_vm_f
 	return unit_detect_file("php", path, MAP_START, f, why, len);
 }
 
-/* A copy of @path with the @len bytes @old (found once) replaced by @new. */
-static const char *patched(const char *path, const void *old, const void *new, size_t len,
-			   const char *out)
-{
-	FILE *f = fopen(path, "r");
-	char *data, *p;
-	long size;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	data = malloc((size_t)size);
-	CHECK(data && fread(data, 1, (size_t)size, f) == (size_t)size);
-	fclose(f);
-	p = memmem(data, (size_t)size, old, len);
-	CHECK(p != NULL && !memmem(p + 1, (size_t)size - (size_t)(p + 1 - data), old, len));
-	if (p)
-		memcpy(p, new, len);
-	f = fopen(out, "w");
-	CHECK(f && fwrite(data, 1, (size_t)size, f) == (size_t)size);
-	if (f)
-		fclose(f);
-	free(data);
-	return out;
-}
-
 UNIT_TEST(php_builds_found)
 {
 	struct vmstack_vm_found f;
@@ -117,12 +89,12 @@ UNIT_TEST(php_unknown_builds)
 
 	if (access(PHP_BIN, R_OK))
 		return;
-	copy = patched(PHP_BIN, "X-Powered-By: PHP/8.2.", "X-Powered-By: PHP/8.9.", 22,
+	copy = unit_patched_copy(PHP_BIN, "X-Powered-By: PHP/8.2.", "X-Powered-By: PHP/8.9.", 22, 1,
 		       "build/unit-php89");
 	CHECK(php_detect_file(copy, &f, why, sizeof(why)) == VMSTACK_DETECT_UNKNOWN);
 	CHECK(strstr(why, "PHP 8.9.") && strstr(why, "does not know"));
 	unlink(copy);
-	copy = patched(PHP_BIN, scope, scope2, sizeof(scope), "build/unit-php-scope");
+	copy = unit_patched_copy(PHP_BIN, scope, scope2, sizeof(scope), 1, "build/unit-php-scope");
 	CHECK(php_detect_file(copy, &f, why, sizeof(why)) == VMSTACK_DETECT_UNKNOWN);
 	CHECK(strstr(why, "zend_get_executed_scope") != NULL);
 	unlink(copy);

@@ -24,40 +24,6 @@ static enum vmstack_detect ruby_detect_file(const char *path, struct vmstack_vm_
 	return unit_detect_file("ruby", path, MAP_START, f, why, len);
 }
 
-/*
- * A copy of libruby at @out with the first @len bytes @old replaced by
- * @new (@old found once, when @once); @out, or NULL.
- */
-static const char *patched(const void *old, const void *new, size_t len, int once,
-			   const char *out)
-{
-	FILE *f = fopen(LIBRUBY, "r");
-	char *data = NULL, *p = NULL;
-	long size = -1;
-
-	if (f && !fseek(f, 0, SEEK_END))
-		size = ftell(f);
-	if (f && size > 0 && (data = malloc((size_t)size))) {
-		rewind(f);
-		if (fread(data, 1, (size_t)size, f) == (size_t)size)
-			p = memmem(data, (size_t)size, old, len);
-	}
-	if (f)
-		fclose(f);
-	CHECK(p != NULL);
-	if (p && once)
-		CHECK(!memmem(p + 1, (size_t)size - (size_t)(p + 1 - data), old, len));
-	if (p) {
-		memcpy(p, new, len);
-		f = fopen(out, "w");
-		CHECK(f && fwrite(data, 1, (size_t)size, f) == (size_t)size);
-		if (f)
-			fclose(f);
-	}
-	free(data);
-	return p ? out : NULL;
-}
-
 UNIT_TEST(ruby_builds_found)
 {
 	struct vmstack_vm_found f;
@@ -85,7 +51,7 @@ UNIT_TEST(ruby_builds_found)
 	 * Another version: named, refused. The first "3.1.2" NUL-terminated
 	 * is ruby_version's (at 0x2cc9e9 in Debian's).
 	 */
-	if (!patched("3.1.2\0", "3.1.9\0", 6, 0, "build/unit-libruby319"))
+	if (!unit_patched_copy(LIBRUBY, "3.1.2\0", "3.1.9\0", 6, 0, "build/unit-libruby319"))
 		return;
 	CHECK(ruby_detect_file("build/unit-libruby319", &f, why, sizeof(why)) ==
 	      VMSTACK_DETECT_UNKNOWN);
@@ -105,7 +71,8 @@ UNIT_TEST(ruby_code_disagrees)
 	char why[256];
 
 	if (access(LIBRUBY, R_OK) ||
-	    !patched(stride, stride56, sizeof(stride), 1, "build/unit-libruby-stride"))
+	    !unit_patched_copy(LIBRUBY, stride, stride56, sizeof(stride), 1,
+			      "build/unit-libruby-stride"))
 		return;
 	CHECK(ruby_detect_file("build/unit-libruby-stride", &f, why, sizeof(why)) ==
 	      VMSTACK_DETECT_UNKNOWN);
