@@ -268,14 +268,17 @@ void vmstack_process_note_vm(struct vmstack_process *p, const struct vmstack_fra
 		return;
 	if (caller && namer->site)
 		note_site(p, f, caller);
-	if (vmstack_vm_names_get(&p->vm_names, word, pc))
+	if (!vmstack_vm_names_wanted(&p->vm_names, word, pc))
 		return;
-	/* A freed or moved object reads as garbage or not at all: say so. */
+	/* A freed or moved object reads as garbage or not at all: say so, until a read succeeds. */
 	if (namer->name(namer->build, p->pid, f, &b)) {
 		b = (struct vmstack_name_buf){ 0 };
 		snprintf(b.function, sizeof(b.function), "%s",
 			 f->kind == VMSTACK_FRAME_SCRIPT ? "[unreadable]" :
 			 f->kind == VMSTACK_FRAME_JIT ? "[jit]" : "[builtin]");
+		n = vmstack_name_of(&b, f->kind);
+		vmstack_vm_names_put_stand_in(&p->vm_names, word, pc, &n);
+		return;
 	}
 	n = vmstack_name_of(&b, f->kind);
 	vmstack_vm_names_put(&p->vm_names, word, pc, &n);
