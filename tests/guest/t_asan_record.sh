@@ -17,20 +17,20 @@ sanitized() {  # name, stderr file, exit code
 }
 mkdir -p /tmp/dla
 for i in $(seq 0 99); do cp build/workloads/libdlspin.so /tmp/dla/lib$i.so; done
-$rec -q --stats -o /tmp/asan-dl.folded -- build/workloads/dlchurn /tmp/dla 100 4 $((20 * scale)) \
+$rec -q --stats -o /tmp/asan-dl.folded -- build/workloads/dlchurn /tmp/dla 100 4 $((20 * span)) \
 	2>/tmp/asan-dl.err
 sanitized dlchurn /tmp/asan-dl.err $?
 rm -rf /tmp/dla
 grep -q ';lib_spin;lib_inner ' /tmp/asan-dl.folded || fail "dlchurn: no samples in the libraries"
-$rec -q -o /tmp/asan-sw.folded -- build/workloads/sandwich $((2 * scale)) 2>/tmp/asan-sw.err
+$rec -q -o /tmp/asan-sw.folded -- build/workloads/sandwich $((2 * span)) 2>/tmp/asan-sw.err
 sanitized sandwich /tmp/asan-sw.err $?
 grep -q 'sandwich.lua:1_\[vm\]' /tmp/asan-sw.folded || fail "sandwich: no Lua frames"
 $rec -q -o /tmp/asan-tt.folded -- tarantool tests/workloads/lua/tarantool_split.lua \
-	$((3 * scale)) >/dev/null 2>/tmp/asan-tt.err
+	$((3 * span)) >/dev/null 2>/tmp/asan-tt.err
 sanitized tarantool /tmp/asan-tt.err $?
 grep -q 'tarantool_split.lua:34_\[vm\]' /tmp/asan-tt.folded || fail "tarantool: no Lua frames"
 VMSEXT_DIR=build/workloads $rec -q -o /tmp/asan-py.folded -- /usr/bin/python3.11 \
-	tests/workloads/python/known.py $((3 * scale)) sandwich 2>/tmp/asan-py.err
+	tests/workloads/python/known.py $((3 * span)) sandwich 2>/tmp/asan-py.err
 sanitized python /tmp/asan-py.err $?
 grep -q ';inner ([^;]*known.py:[0-9]*)_\[vm\];' /tmp/asan-py.folded || fail "python: no Python frames"
 true

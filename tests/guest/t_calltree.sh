@@ -3,7 +3,7 @@
 # process name) and in that proportion.
 . tests/guest/lib.sh
 out=/tmp/calltree.folded
-vmstack-record -F 999 -o $out -- build/workloads/calltree $((3 * scale)) 2>/tmp/rec.err ||
+vmstack-record -F 999 -o $out -- build/workloads/calltree $((3 * span)) 2>/tmp/rec.err ||
 	{ cat /tmp/rec.err; fail "vmstack-record failed"; }
 cat /tmp/rec.err
 cp $out "$VMSTACK_RESULTS/"

@@ -12,11 +12,11 @@ c=$!
 luajit -joff tests/workloads/lua/work.lua $((40 * scale)) >/dev/null &
 l=$!
 sleep 0.5
-vmstack-record --every $scale --keep 5 -d $((12 * scale)) -o $dir -p $c,$l 2>/tmp/cont.err &
+vmstack-record --every $span --keep 5 -d $((12 * span)) -o $dir -p $c,$l 2>/tmp/cont.err &
 rec=$!
 # The recorder's resident memory at the third interval and at the tenth.
-sleep $((3 * scale)); rss3=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
-sleep $((7 * scale)); rss10=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
+sleep $((3 * span)); rss3=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
+sleep $((7 * span)); rss10=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
 wait $rec || { cat /tmp/cont.err; fail "vmstack-record --every failed"; }
 cat /tmp/cont.err
 ls -l $dir

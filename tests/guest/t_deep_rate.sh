@@ -8,7 +8,7 @@
 err=/tmp/deep_rate.err
 out=/tmp/deep_rate.folded
 for hz in 4000 999; do
-	vmstack-record -q --stats -F $hz -o $out -- build/workloads/deep 600 $((3 * scale)) 2>$err ||
+	vmstack-record -q --stats -F $hz -o $out -- build/workloads/deep 600 $((3 * span)) 2>$err ||
 		{ cat $err; fail "record at -F $hz failed"; }
 	cat $err
 	read -r samples lost pct < <(sed -nE 's/.*: ([0-9]+) samples, ([0-9]+) lost \(([0-9.]+)%\).*/\1 \2 \3/p' $err)
@@ -25,7 +25,7 @@ for hz in 4000 999; do
 	deepest=$(awk -F';' '{u = 0; for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]/) u++; print u}' $out |
 		sort -n | tail -1)
 	note "-F $hz ($rate Hz): $samples samples, $lost lost, ${throttled:-0} of them by the time budget, $pct% in full rings; deepest user stack $deepest frames; $(grep -o 'rings: [^;]*' $err)"
-	[ "$((samples + ${throttled:-0}))" -ge $((rate * scale)) ] || fail "too few samples at -F $hz: $samples"
+	[ "$((samples + ${throttled:-0}))" -ge $((rate * span)) ] || fail "too few samples at -F $hz: $samples"
 	[ "${deepest:-0}" -ge 250 ] || fail "stacks short of the depth cap at -F $hz: $deepest frames"
 	awk -v p="$pct" 'BEGIN {exit !(p <= 1)}' || fail "$pct% of the samples lost in full rings at -F $hz"
 done

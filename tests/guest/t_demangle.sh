@@ -10,7 +10,7 @@ out=/tmp/cxx.folded
 # the names are full of ( ) < > { } and *).
 fixed_count() { grep -F -- "$2" "$1" | awk '{s += $NF} END {print s+0}'; }
 
-vmstack-record -F 999 --raw /tmp/cxx.raw -o $out -- build/workloads/cxxtree $((2 * scale)) \
+vmstack-record -F 999 --raw /tmp/cxx.raw -o $out -- build/workloads/cxxtree $((2 * span)) \
 	2>/tmp/rec.err || { cat /tmp/rec.err; fail "vmstack-record failed"; }
 cat /tmp/rec.err
 cp $out "$VMSTACK_RESULTS/"
@@ -41,7 +41,7 @@ m=$(fixed_count /tmp/cxx-mangled.folded 'main;_ZN3app6Engine3runEd;_ZN3app6Engin
 note "mangled step stacks: $m"
 [ "$m" = "$a" ] || fail "--no-demangle: $m samples in the mangled step stack, not $a"
 grep -qF 'app::' /tmp/cxx-mangled.folded && fail "--no-demangle: a demangled name"
-vmstack-record -q --no-demangle -o /tmp/cxx-rec-mangled.folded -- build/workloads/cxxtree $scale ||
+vmstack-record -q --no-demangle -o /tmp/cxx-rec-mangled.folded -- build/workloads/cxxtree $span ||
 	fail "vmstack-record --no-demangle failed"
 grep -qF ';_ZZN3app6Engine3runEdENKUlmE_clEm;_ZN12_GLOBAL__N_19leaf_workEm' /tmp/cxx-rec-mangled.folded ||
 	fail "vmstack-record --no-demangle: no mangled lambda stack"

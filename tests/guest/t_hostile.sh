@@ -53,7 +53,7 @@ faults_round() {
 	for vm in none $vmfile; do
 		out=/tmp/hostile-faults-$(basename $vm).err
 		vmstack-record -q --stats --unwind fp --max-depth 512 --vm $vm -o /dev/null -- \
-			build/workloads/deep 600 $((3 * scale)) 2>$out || { cat $out; fail "record --vm $vm failed"; }
+			build/workloads/deep 600 $((3 * span)) 2>$out || { cat $out; fail "record --vm $vm failed"; }
 		grep -E 'handler:|samples' $out
 	done
 	read plain_p99 plain_max <<<"$(worst /tmp/hostile-faults-none.err)"

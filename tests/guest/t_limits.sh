@@ -51,7 +51,7 @@ wait $pid 2>/dev/null
 # dlopen/dlclose churn: 300 libraries, 4 open at a time, 20 ms each.
 mkdir -p /tmp/dl
 for i in $(seq 0 299); do cp build/workloads/libdlspin.so /tmp/dl/lib$i.so; done
-vmstack-record -q --stats -o /tmp/dl.folded -- build/workloads/dlchurn /tmp/dl 300 4 $((20 * scale)) 2>/tmp/dl.err ||
+vmstack-record -q --stats -o /tmp/dl.folded -- build/workloads/dlchurn /tmp/dl 300 4 $((20 * span)) 2>/tmp/dl.err ||
 	{ cat /tmp/dl.err; fail "record of dlchurn failed"; }
 cat /tmp/dl.err
 rm -rf /tmp/dl

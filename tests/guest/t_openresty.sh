@@ -38,7 +38,7 @@ grep -q "$OR/.*libluajit" /proc/$pid/maps || fail "nginx did not load OpenResty'
 # ranges): the worker is busy, not waiting for clients to start.
 curl -s -o /dev/null "http://127.0.0.1:8089/work?[1-1000000]" &
 client=$!
-secs=$((3 * scale))
+secs=$((3 * span))
 /usr/bin/time -f "recorder: %e s, %M KiB" vmstack-record -q -p $pid -d $secs \
 	-o /tmp/ngx.folded 2>/tmp/ngx.err
 rc=$?

@@ -7,7 +7,7 @@
 . tests/guest/lib.sh
 for w in calltree sandwich; do
 	vmstack-record -q -F 999 -o /tmp/$w.folded --raw /tmp/$w.raw -- \
-		build/workloads/$w $((3 * scale)) || fail "record of $w failed"
+		build/workloads/$w $((3 * span)) || fail "record of $w failed"
 	vmstack-report -i /tmp/$w.raw -o /tmp/$w.pb.gz || fail "report of $w failed"
 	cp /tmp/$w.pb.gz "$VMSTACK_RESULTS/"
 	total=$(awk '{s += $NF} END {print s+0}' /tmp/$w.folded)
@@ -21,7 +21,7 @@ go tool pprof -top /tmp/sandwich.pb.gz | head -12
 # The recorder's own pprof, with thread labels and a flame graph beside it
 # (--svg); the calltree binary's mapping carries its build-id.
 vmstack-record -q --per-thread -o /tmp/live.pb.gz --svg /tmp/live.svg -- \
-	build/workloads/calltree "$scale" || fail "record to .pb.gz failed"
+	build/workloads/calltree "$span" || fail "record to .pb.gz failed"
 go tool pprof -raw /tmp/live.pb.gz >/tmp/live.txt 2>&1
 grep -qx 'samples/count cpu/nanoseconds' /tmp/live.txt ||
 	fail "go tool pprof does not read the recorder's pprof"

@@ -8,7 +8,7 @@
 . tests/guest/lib.sh
 script=$VMSTACK_REPO/tests/workloads/sysbench/split.lua
 cd /tmp || exit 1
-secs=$((6 * scale))
+secs=$((6 * span))
 # One recording and its figures; 0 if they hold, else 1 with the reason in
 # $why. The 50/50 is the script's construction, but the JIT's code for the
 # two identical loops is not always equally fast under TCG: one debug-lane

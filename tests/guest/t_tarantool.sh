@@ -13,7 +13,7 @@
 . tests/guest/lib.sh
 script=$VMSTACK_REPO/tests/workloads/lua/tarantool_split.lua
 cd /tmp || exit 1
-secs=$((3 * scale))
+secs=$((3 * span))
 
 # run_one MODE: attach to the script for $secs seconds; MODE joff or jon.
 run_one() {

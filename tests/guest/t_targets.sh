@@ -15,7 +15,7 @@ l=$!
 /usr/bin/python3.11 tests/workloads/python/known.py $((30 * scale)) split 2>/dev/null &
 y=$!
 sleep 1
-vmstack-record --stats -d $((4 * scale)) -o $out -p $c,$l,$y 2>/tmp/targets.err ||
+vmstack-record --stats -d $((4 * span)) -o $out -p $c,$l,$y 2>/tmp/targets.err ||
 	{ cat /tmp/targets.err; fail "vmstack-record -p $c,$l,$y failed"; }
 cat /tmp/targets.err
 cp $out /tmp/targets.err "$VMSTACK_RESULTS/"
@@ -49,7 +49,7 @@ grep -q "VM frames merged:.*luajit ($l).*python3.11 ($y)" /tmp/targets.err ||
 	fail "the summary does not name each process's VMs"
 # pprof: each sample labelled with its process (pid, comm), as go tool
 # pprof reads them.
-vmstack-record -d $((2 * scale)) -o /tmp/targets.pb.gz -p $c,$l 2>/tmp/pb.err ||
+vmstack-record -d $((2 * span)) -o /tmp/targets.pb.gz -p $c,$l 2>/tmp/pb.err ||
 	{ cat /tmp/pb.err; fail "vmstack-record to pprof failed"; }
 go tool pprof -raw /tmp/targets.pb.gz >/tmp/targets.raw.txt 2>&1
 cp /tmp/targets.pb.gz /tmp/targets.raw.txt /tmp/pb.err "$VMSTACK_RESULTS/"
@@ -66,18 +66,18 @@ wait $c $l $y 2>/dev/null
 
 # The module alone: a busy process joins a sampling session, gets rules
 # and a VM, and leaves, round after round (RCU: KASAN in the debug lane).
-build/workloads/calltree $((4 * scale)) &
+build/workloads/calltree $((4 * span)) &
 c=$!
-build/workloads/calltree $((4 * scale)) &
+build/workloads/calltree $((4 * span)) &
 o=$!
-vmstack-probe targets $c $o $((2 * scale)) || fail "targets joining and leaving a session"
+vmstack-probe targets $c $o $((2 * span)) || fail "targets joining and leaving a session"
 wait $c $o 2>/dev/null
 
 # A target that exits: the others are still sampled; the recorder ends
 # with the last one (no -d).
-build/workloads/calltree $((5 * scale)) &
+build/workloads/calltree $((5 * span)) &
 c=$!
-luajit -joff tests/workloads/lua/work.lua $((2 * scale)) >/dev/null &
+luajit -joff tests/workloads/lua/work.lua $((2 * span)) >/dev/null &
 l=$!
 sleep 0.5
 start=$(date +%s)
@@ -87,7 +87,7 @@ took=$(($(date +%s) - start))
 cat /tmp/exit.err
 lj=$(stack_count /tmp/exit.folded "^luajit \\($l\\);")
 ct=$(stack_count /tmp/exit.folded "^calltree \\($c\\);")
-note "after luajit exited at ~$((2 * scale)) s: calltree $ct, luajit $lj samples; recorder took $took s"
+note "after luajit exited at ~$((2 * span)) s: calltree $ct, luajit $lj samples; recorder took $took s"
 [ "$lj" -gt 100 ] && [ "$ct" -gt $((lj * 3 / 2)) ] ||
 	fail "calltree was not sampled on after luajit exited"
 [ "$took" -le $((8 * scale)) ] || fail "the recorder did not end with its last target"

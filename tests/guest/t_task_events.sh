@@ -13,7 +13,7 @@
 #   - threads made after the start are sampled (inherited events).
 . tests/guest/lib.sh
 [ "$(nproc)" -ge 2 ] || fail "needs 2 CPUs"
-secs=$((3 * scale))
+secs=$((3 * span))
 loc1() { awk '$1 == "LOC:" {print $3}' /proc/interrupts; }
 taskset -c 1 sh -c 'while :; do :; done' &
 bystander=$!

@@ -32,7 +32,7 @@ check() {  # folded file, label
 	[ "$cut" -le 2 ] || fail "$2: more than 2% of VM stacks cut"
 	lua_names_match "$f" known54.lua "$2" "$getinfo"
 }
-vmstack-record -F 999 -o /tmp/l54.folded -- lua5.4 $script $((4 * scale)) 2>/tmp/l54.err ||
+vmstack-record -F 999 -o /tmp/l54.folded -- lua5.4 $script $((4 * span)) 2>/tmp/l54.err ||
 	{ cat /tmp/l54.err; fail "record failed"; }
 cat /tmp/l54.err
 grep -q 'VM frames merged (Lua 5.4' /tmp/l54.err || fail "Lua 5.4 not detected"
@@ -42,7 +42,7 @@ check /tmp/l54.folded "started"
 lua5.4 $script $((8 * scale)) &
 pid=$!
 sleep 1
-vmstack-record -q -F 999 -d $((4 * scale)) -p $pid -o /tmp/l54a.folded 2>/tmp/l54a.err ||
+vmstack-record -q -F 999 -d $((4 * span)) -p $pid -o /tmp/l54a.folded 2>/tmp/l54a.err ||
 	{ cat /tmp/l54a.err; fail "attach failed"; }
 kill $pid; wait $pid 2>/dev/null
 cp /tmp/l54.folded /tmp/l54a.folded "$VMSTACK_RESULTS/"

@@ -2,7 +2,7 @@
 # C -> Lua -> C -> Lua crossings, rooted at main. Lua frames are named from
 # the target's memory (chunk:line of the function) and marked _[vm].
 . tests/guest/lib.sh
-vmstack-record -F 999 -o /tmp/sw.folded -- build/workloads/sandwich $((3 * scale)) 2>/tmp/sw.err ||
+vmstack-record -F 999 -o /tmp/sw.folded -- build/workloads/sandwich $((3 * span)) 2>/tmp/sw.err ||
 	{ cat /tmp/sw.err; fail "record failed"; }
 cat /tmp/sw.err
 cp /tmp/sw.folded "$VMSTACK_RESULTS/"

@@ -37,7 +37,7 @@ trap cleanup EXIT
 two_workers() { test -S $dir/sock && [ "$(pgrep -P $master | grep -c .)" = 2 ]; }
 wait_until 30 two_workers || { cat $dir/fpm.log; fail "php-fpm did not start two workers"; }
 workers=$(pgrep -P $master | sort -n | tr '\n' ',' | sed 's/,$//')
-secs=$((3 * scale))
+secs=$((3 * span))
 # Two clients, request after request: both workers busy while recorded.
 for i in 1 2; do
 	python3 "$VMSTACK_REPO/tests/workloads/php/fcgi_get.py" $dir/sock "$script" $((secs + 2 * scale)) \

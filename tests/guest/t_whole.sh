@@ -45,9 +45,9 @@ if grep -qw cgroup2 /proc/filesystems; then
 fi
 
 # -a: a LuaJIT that starts 2 s into the recording is described and merged.
-(sleep $((2 * scale)); exec luajit -joff tests/workloads/lua/work.lua $((4 * scale)) >/dev/null) &
+(sleep $((2 * span)); exec luajit -joff tests/workloads/lua/work.lua $((4 * span)) >/dev/null) &
 late=$!
-vmstack-record -a --stats -F 199 -d $((8 * scale)) -o $out 2>/tmp/whole.err ||
+vmstack-record -a --stats -F 199 -d $((8 * span)) -o $out 2>/tmp/whole.err ||
 	{ cat /tmp/whole.err; cleanup; fail "vmstack-record -a failed"; }
 wait $late
 cat /tmp/whole.err
@@ -98,9 +98,9 @@ else
 mountpoint -q $cg || mount -t cgroup2 none $cg || { cleanup; fail "cannot mount cgroup2"; }
 mkdir -p $cg/vmstest
 echo $l >$cg/vmstest/cgroup.procs || { cleanup; fail "cannot move luajit into the cgroup"; }
-(sleep $scale; echo $BASHPID >$cg/vmstest/cgroup.procs; exec build/workloads/calltree $((3 * scale))) &
+(sleep $scale; echo $BASHPID >$cg/vmstest/cgroup.procs; exec build/workloads/calltree $((3 * span))) &
 incg=$!
-vmstack-record --cgroup vmstest -F 199 -d $((4 * scale)) -o /tmp/cg.pb.gz 2>/tmp/cg.err ||
+vmstack-record --cgroup vmstest -F 199 -d $((scale + 3 * span)) -o /tmp/cg.pb.gz 2>/tmp/cg.err ||
 	{ cat /tmp/cg.err; cleanup; fail "vmstack-record --cgroup failed"; }
 wait $incg
 cat /tmp/cg.err
@@ -119,7 +119,7 @@ fi
 
 # --children: a shell's children (native and LuaJIT) join its session.
 vmstack-record --children -F 499 -o /tmp/ch.folded -- sh -c \
-	"build/workloads/calltree $((3 * scale)) & luajit -joff tests/workloads/lua/work.lua $((3 * scale)) >/dev/null; wait" \
+	"build/workloads/calltree $((3 * span)) & luajit -joff tests/workloads/lua/work.lua $((3 * span)) >/dev/null; wait" \
 	2>/tmp/ch.err || { cat /tmp/ch.err; cleanup; fail "vmstack-record --children failed"; }
 cat /tmp/ch.err
 cp /tmp/ch.folded /tmp/ch.err "$VMSTACK_RESULTS/"
@@ -138,18 +138,18 @@ note "--children: calltree $chc samples ($chh in hot_three), luajit $chl ($chv w
 # the command is ended too, not waited for (a child's exit was taken for
 # the command's). It execs sleep: no process of it outlives the test.
 chd_start=$(date +%s)
-vmstack-record --children -q -d $((2 * scale)) -o /tmp/chd.folded -- sh -c \
-	"build/workloads/calltree $scale; exec sleep $((60 * scale))" 2>/tmp/chd.err ||
+vmstack-record --children -q -d $((2 * span)) -o /tmp/chd.folded -- sh -c \
+	"build/workloads/calltree $span; exec sleep $((60 * scale))" 2>/tmp/chd.err ||
 	{ cat /tmp/chd.err; cleanup; fail "vmstack-record --children -d failed"; }
 took=$(($(date +%s) - chd_start))
-note "--children -d $((2 * scale)), a child exited: the recorder ended after $took s"
+note "--children -d $((2 * span)), a child exited: the recorder ended after $took s"
 [ $took -le $((12 * scale)) ] || { cleanup; fail "--children -d: the recorder waited $took s for its command"; }
 
 # Continuous over a minute of churn: rotated profiles, memory flat.
 dir=/tmp/whole-cont
 rm -rf $dir
-# A minute; at most 96 s on a slow kernel (the debug lane), 12 intervals.
-cont=$((60 * scale > 96 ? 96 : 60 * scale))
+# A minute on every kernel (the debug lane's samples are as many), 12 intervals.
+cont=60
 vmstack-record -a -F 99 --every $((cont / 12)) -d $cont -o $dir 2>/tmp/wc.err &
 rec=$!
 sleep $((cont / 4)); rss1=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
