@@ -31,6 +31,8 @@
 #define EC_VM_STACK	0
 #define EC_VM_STACK_SIZE 8
 #define EC_CFP		16
+#define EC_STACK_START	0x90
+#define EC_STACK_MAXSIZE 0xa0
 #define CFP_PC		0
 #define CFP_ISEQ	16
 #define CFP_EP		32
@@ -62,11 +64,14 @@ UNIT_TEST(vm4_shape_ruby31)
 	unsigned int i;
 
 	shape_mem();
-	ec = shape_alloc(64);
+	ec = shape_alloc(0x100);
 	stack = shape_alloc(0x1000);
 	end = stack + 0x1000;
 	fake_put64(ec + EC_VM_STACK, stack);
 	fake_put64(ec + EC_VM_STACK_SIZE, 0x1000 / 8);
+	/* The C stack the sandwich runs on is the context's. */
+	fake_put64(ec + EC_STACK_START, SHAPE_STACK + SHAPE_STACK_LEN);
+	fake_put64(ec + EC_STACK_MAXSIZE, SHAPE_STACK_LEN);
 	for (i = 0; i < 4; i++)
 		iseq[i] = shape_alloc(32);	/* <main>, g, block in g, f */
 	for (i = 0; i < 7; i++)
@@ -146,6 +151,35 @@ UNIT_TEST(vm4_shape_ruby31)
 		fake_put64(stack + 0x10, MAGIC_DUMMY | FLAG_CFRAME);
 		shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
 		CHECK(w.flags == VMSTACK_SF_VM && w.vm_carry[0][0] == end);
+	}
+	{
+		/*
+		 * A fiber switch caught between the C stack's swap and
+		 * ruby_current_ec's: the context's machine stack is another
+		 * (a fiber's pool stack above or below this one). Its frames
+		 * were never on this stack: the VM part is cut, at each
+		 * activation, and the native frames stay.
+		 */
+		const u64 want[] = {
+			SHAPE_LEAF,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_CHECK),
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_BROKEN, VMSTACK_VMB_CHECK),
+			SHAPE_MAIN_RA,
+		};
+		const u64 other[][2] = {
+			{ SHAPE_STACK - 0x10000, 0x8000 },	/* below */
+			{ SHAPE_STACK + 0x10000, 0x8000 },	/* above */
+			{ SHAPE_STACK + 0x1000, 0x800 },	/* ends inside: sp above it */
+		};
+
+		for (i = 0; i < 3; i++) {
+			fake_put64(ec + EC_STACK_START, other[i][0]);
+			fake_put64(ec + EC_STACK_MAXSIZE, other[i][1]);
+			shape_walk_check(&d, &w, want, sizeof(want) / sizeof(want[0]));
+		}
+		fake_put64(ec + EC_STACK_START, SHAPE_STACK + SHAPE_STACK_LEN);
+		fake_put64(ec + EC_STACK_MAXSIZE, SHAPE_STACK_LEN);
 	}
 	/* A thread with no execution context: the native frames stay, marked. */
 	fake_put64(SHAPE_FS + TLS_EC, 0);

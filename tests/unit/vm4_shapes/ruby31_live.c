@@ -179,7 +179,7 @@ static void ruby_live_check(const struct ruby_live_case *c, int pid, u64 fs,
 	const struct ruby_layout *L = ruby_layout_of("3.1.2");
 	struct vmstack_name_buf nb;
 	struct vmstack_walk w;
-	u64 ec = 0, stack = 0, ips[64];
+	u64 ec = 0, stack = 0, mstart = 0, msize = 0, ips[64];
 	unsigned int k, got, users = 0;
 	int32_t tls_ec;
 
@@ -191,9 +191,17 @@ static void ruby_live_check(const struct ruby_live_case *c, int pid, u64 fs,
 	tls_ec = k < found->desc4.prog_len ? found->desc4.prog[k].imm : 0;
 	CHECK(!read_target(pid, fs + (u64)(int64_t)tls_ec, &ec, 8) && ec);
 	CHECK(!read_target(pid, ec + L->ec_vm_stack, &stack, 8) && stack);
+	/* The context's machine stack: its top above its size (8 MiB less a page, 0x81000). */
+	CHECK(!read_target(pid, ec + L->ec_stack_start, &mstart, 8) &&
+	      !read_target(pid, ec + L->ec_stack_maxsize, &msize, 8) &&
+	      msize >= 0x10000 && msize <= 0x800000 && mstart > msize);
 	shape_mem();
 	fake_mem_process(pid);
 	fake_put64(SHAPE_FS + (u64)(int64_t)tls_ec, ec);
+	/* The sandwich's native frames at the top of the context's machine stack. */
+	fake_mem_map(mstart - 0x4000, 0x4000);
+	for (k = 0; k < 5; k++)
+		shape_bp_at[k] = mstart - 0x3000 + 0x100 * k;
 	ruby_prog(&p, L, tls_ec);
 	shape_desc(&d, &p);
 	got = shape_walk_at(&d, &w, SHAPE_LEAF, 0, NULL, ips, 64);

@@ -10,7 +10,7 @@
 #include "file.h"
 #include "maps.h"
 
-#define STACK	0x7ff000000000UL
+#define STACK	SHAPE_STACK
 #define HEAP	0x7f1200000000UL	/* a library's data and the heap: 64-bit addresses */
 #define HEAP_LEN	0x40000UL
 
@@ -22,7 +22,7 @@ u64 shape_bp_at[8];
 void shape_mem(void)
 {
 	fake_mem_reset();
-	fake_mem_map(STACK, 0x4000);
+	fake_mem_map(STACK, SHAPE_STACK_LEN);
 	fake_mem_map(HEAP, HEAP_LEN);
 	/* The static TLS block: the variables sit below the fs base. */
 	fake_mem_map(SHAPE_FS - 0x1000, 0x2000);

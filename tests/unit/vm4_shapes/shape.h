@@ -26,6 +26,9 @@
 #define SHAPE_C(n)	(0x500000UL + 0x100UL * (n))
 /* The fs base: TLS variables of the static block lie below it. */
 #define SHAPE_FS	0x7f0000010000UL
+/* The native stack the sandwich's frames are on. */
+#define SHAPE_STACK	0x7ff000000000UL
+#define SHAPE_STACK_LEN	0x4000UL
 #define SHAPE_TID	4242U
 
 /*

@@ -49,6 +49,14 @@
 static const struct ruby_layout ruby312 = {
 	.version = "3.1.2",
 	.ec_vm_stack = 0, .ec_vm_stack_size = 8, .ec_cfp = 16,
+	/*
+	 * ec->machine.stack_start and stack_maxsize: the struct's order at
+	 * v3_1_2 after thread_ptr (0x30, proven by the code), seen live: the
+	 * main thread's [stack] top and 8 MiB - 4 KiB, a thread's start
+	 * frame and its stack's size, a fiber's pool stack (its VM stack's
+	 * address, just above) and 0x81000. ruby_check.c checks them live.
+	 */
+	.ec_stack_start = 0x90, .ec_stack_maxsize = 0xa0,
 	.cfp_pc = 0, .cfp_iseq = 16, .cfp_ep = 32, .cfp_size = 64,
 	.flag_finish = 0x20, .flag_cframe = 0x80,
 	.iseq_body = 16, .body_pathobj = 64, .body_label = 80, .body_first_lineno = 88,

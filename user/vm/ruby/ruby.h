@@ -16,6 +16,8 @@ struct ruby_layout {
 	const char *version;		/* ruby_version: "3.1.2" */
 	/* rb_execution_context_t: the VM stack (size in VALUEs), the current frame */
 	int32_t ec_vm_stack, ec_vm_stack_size, ec_cfp;
+	/* its machine stack (the thread's or the fiber's C stack): top, and bytes below it */
+	int32_t ec_stack_start, ec_stack_maxsize;
 	/* rb_control_frame_t, and its size: the array's stride */
 	int32_t cfp_pc, cfp_iseq, cfp_ep, cfp_size;
 	/* the frame's flags at ep[0] */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "elf_facts.h"
+#include "maps.h"
 #include "util.h"
 #include "vm/ruby/ruby.h"
 
@@ -260,6 +261,42 @@ static const char *innermost_frame(const struct ruby_layout *L, int pid, uint64_
 	return NULL;
 }
 
+/* Whether @addr lies in a writable mapping of process @pid. */
+static bool in_writable_map(int pid, uint64_t addr)
+{
+	char path[64], line[4096];
+	struct vmstack_map m;
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!in && fgets(line, sizeof(line), f))
+		in = !vmstack_map_parse(line, &m) && m.perms[1] == 'w' &&
+		     addr >= m.start && addr < m.end;
+	fclose(f);
+	return in;
+}
+
+/*
+ * The context's machine stack, which the program checks the sampled
+ * stack against: its top in writable memory (the thread's stack or a
+ * fiber's), a size of a C stack.
+ */
+static const char *machine_stack_of(const struct ruby_layout *L, int pid, uint64_t ec)
+{
+	uint64_t start, maxsize;
+
+	if (read_target(pid, ec + L->ec_stack_start, &start, 8) ||
+	    read_target(pid, ec + L->ec_stack_maxsize, &maxsize, 8) ||
+	    maxsize < (16 << 10) || maxsize > (1ULL << 30) || maxsize > start ||
+	    !in_writable_map(pid, start - 1))
+		return "its execution context's machine stack is not one";
+	return NULL;
+}
+
 /*
  * The main thread @th's current context, read once: NULL if it fits, else
  * what does not. The thread runs: it may switch fibers (a new context)
@@ -269,6 +306,7 @@ static const char *context_of(const struct ruby_layout *L, int pid, uint64_t th,
 			      uint64_t *ec, bool *proved)
 {
 	uint64_t back, fs, cur, stack, size, ep, flags;
+	const char *why;
 
 	if (read_target(pid, th + L->th_ec, ec, 8) || !*ec ||
 	    read_target(pid, *ec + L->ec_thread_ptr, &back, 8) || back != th)
@@ -284,6 +322,9 @@ static const char *context_of(const struct ruby_layout *L, int pid, uint64_t th,
 	if (read_target(pid, stack + size * 8 - (uint64_t)L->cfp_size + L->cfp_ep, &ep, 8) ||
 	    read_target(pid, ep, &flags, 8) || (flags & L->magic_mask) != L->magic_dummy)
 		return "the bottom of its frame array is not a dummy frame";
+	why = machine_stack_of(L, pid, *ec);
+	if (why)
+		return why;
 	return innermost_frame(L, pid, *ec, stack, stack + size * 8, proved);
 }
 

@@ -13,6 +13,13 @@
  * frames (CFUNC methods, the thread's dummy bottom) have
  * VM_FRAME_FLAG_CFRAME and are on the native stack already: hidden.
  *
+ * The context must be the one whose C stack is sampled: a fiber switch
+ * (cont.c's fiber_setcontext) swaps the C stack and sets ruby_current_ec
+ * a few instructions apart, and in between a sample would splice the
+ * other context's frames into this stack, frames never on it. So the
+ * first activation's sp (r1) must lie in the context's machine stack,
+ * [stack_start - stack_maxsize, stack_start), else the VM part is cut.
+ *
  * Registers kept across runs: r8 the next activation's innermost frame,
  * r9 ec, r10 1 once ec is read, r11 the end of the frame array. r12: in
  * the sampled frame only (r4 on entry), until its first Ruby frame is
@@ -34,6 +41,11 @@ void ruby_prog(struct vm_prog *p, const struct ruby_layout *L, int32_t tls_ec)
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 10, 0, loop);
 	vm_prog_ld(p, 8, 0, 9, 6, tls_ec, VM_NO_LABEL);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 9, 0, nostate);
+	vm_prog_ld(p, 8, 0, 7, 9, L->ec_stack_start, VM_NO_LABEL);
+	vm_prog_jmp(p, VMSTACK_VM4_JGE, 1, 7, bad);
+	vm_prog_ld(p, 8, 0, 13, 9, L->ec_stack_maxsize, VM_NO_LABEL);
+	vm_prog_alu(p, VMSTACK_VM4_SUB, 7, 13);
+	vm_prog_jmp(p, VMSTACK_VM4_JLT, 1, 7, bad);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
 	vm_prog_ld(p, 8, 0, 3, 9, L->ec_vm_stack, VM_NO_LABEL);
 	vm_prog_ld(p, 8, 0, 11, 9, L->ec_vm_stack_size, VM_NO_LABEL);
