@@ -35,18 +35,31 @@ const struct vmstack_name *vmstack_vm_names_get(const struct vmstack_vm_names *t
 	return e ? &e->n : NULL;
 }
 
-void vmstack_vm_names_put(struct vmstack_vm_names *t, uint64_t ident, uint64_t pc,
-			  const struct vmstack_name *n)
+/*
+ * The entry of @ident at @pc: a new one holding a copy of @n (*@added), or
+ * one holding a stand-in; NULL if it holds a name, which stays.
+ */
+static struct vm_name *open_entry(struct vmstack_vm_names *t, uint64_t ident, uint64_t pc,
+				  const struct vmstack_name *n, bool *added)
 {
 	uint64_t key[2] = { ident, pc };
 	struct vm_name *e;
-	bool added;
 
-	e = hash_table_add(&t->table, key, sizeof(key), sizeof(*e), &added);
-	if (!added && !e->misses)
+	e = hash_table_add(&t->table, key, sizeof(key), sizeof(*e), added);
+	if (*added)
+		e->n = vmstack_name_dup(n);
+	return *added || e->misses ? e : NULL;
+}
+
+void vmstack_vm_names_put(struct vmstack_vm_names *t, uint64_t ident, uint64_t pc,
+			  const struct vmstack_name *n)
+{
+	bool added;
+	struct vm_name *e = open_entry(t, ident, pc, n, &added);
+
+	if (!e || added)
 		return;
-	if (!added)
-		vmstack_name_free(&e->n);
+	vmstack_name_free(&e->n);
 	e->n = vmstack_name_dup(n);
 	e->misses = 0;
 }
@@ -54,15 +67,11 @@ void vmstack_vm_names_put(struct vmstack_vm_names *t, uint64_t ident, uint64_t p
 void vmstack_vm_names_put_stand_in(struct vmstack_vm_names *t, uint64_t ident, uint64_t pc,
 				   const struct vmstack_name *n)
 {
-	uint64_t key[2] = { ident, pc };
-	struct vm_name *e;
 	bool added;
+	struct vm_name *e = open_entry(t, ident, pc, n, &added);
 
-	e = hash_table_add(&t->table, key, sizeof(key), sizeof(*e), &added);
-	if (!added && !e->misses)
+	if (!e)
 		return;
-	if (added)
-		e->n = vmstack_name_dup(n);
 	e->misses++;
 	e->missed_ms = now_ms();
 }
