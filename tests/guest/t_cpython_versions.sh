@@ -10,7 +10,8 @@
 # _start, and the leaf's line is keyfn's loop. (3.9 and 3.10 run each
 # Python call in an activation of its own: the chain is the same, with
 # native eval frames of its own between <module>, main and sort_work.)
-# Then each version runs known.py's two threads (threads below), and each
+# Then each version runs known.py's two threads and its generators and
+# asyncio task (threads and gen below), and each
 # pyenv build, its libpython stripped of DWARF, runs the script again.
 . tests/guest/lib.sh
 cat >/tmp/pyv.py <<'PY'
@@ -62,6 +63,39 @@ threads() {
 		fail "$v threads: under 95% of a thread's samples under its own start"
 	within 5 "$s1" "$cpu" || fail "$v threads: shares off the threads' CPU clocks by more than 5 points"
 }
+# gen VERSION PYTHON WANT: known.py's generator pipeline and asyncio task
+# (as t_cpython.sh's gen, on every version): source's samples under
+# square and consume (3.12+ resume a generator in the same activation,
+# 3.9-3.11 through native frames), task_work's under the event loop's
+# _run_once, merged and rooted at _start (less the walks the handler's
+# budget cut, counted by the recorder), gen_chunk's share within 5 points
+# of the script's CPU split.
+gen() {
+	local v=$1 py=$2 want=$3 t=/tmp/pyvg-$1.folded src pipe task loop all ok cut cpu s1
+	vmstack-record --stats -F 999 -o $t -- $py tests/workloads/python/known.py \
+		$((3 * span)) gen 2>$t.err || { cat $t.err; fail "$v gen: record failed"; }
+	grep -qE "VM frames merged \($want" $t.err || { cat $t.err; fail "$v gen: CPython not merged"; }
+	src=$(stack_count $t ";$(frk known source)")
+	pipe=$(stack_count $t ";$(frk known consume);(.*;)?$(frk known square);(.*;)?$(frk known source)")
+	task=$(stack_count $t ";$(frk known task_work)")
+	loop=$(stack_count $t ";$(frk base_events _run_once);.*;$(frk known task_work)")
+	cut=$(sed -n 's/.*; \([0-9]*\) by the read budget.*/\1/p' $t.err)
+	all=$(stack_count $t "$in_py")
+	ok=$(grep -E -- "$in_py" $t | grep -E "^python$v;_start;" |
+		grep -vE 'vm stack cut|;_PyEval_EvalFrameDefault(;| )' | awk '{s += $NF} END {print s+0}')
+	all=$((all - ${cut:-0}))
+	s1=$(awk -v a="$(stack_count $t ";$(frk known gen_chunk)")" -v b="$(stack_count $t ";$(frk known async_chunk)")" \
+		'BEGIN {printf "%.1f", a + b ? 100 * a / (a + b) : 0}')
+	cpu=$(sed -n 's/.*mode=gen.*cpu_shares=\([0-9.]*\)\/.*/\1/p' $t.err)
+	note "CPython $v gen: source's samples under consume and square $((src ? 100 * pipe / src : 0))% of $src; task_work's under _run_once $((task ? 100 * loop / task : 0))% of $task; gen_chunk $s1% (the script's CPU split ${cpu:-?}%); merged and rooted $((all > 0 ? 100 * ok / all : 0))% of $all (${cut:-0} cut by the read budget)"
+	awk '{print $NF, $0}' $t | sort -nr | head -2 | cut -c1-1500
+	[ -n "$cpu" ] || { cat $t.err; fail "$v gen: known.py gave no CPU shares"; }
+	[ "$src" -ge 50 ] && [ "$task" -ge 100 ] && [ "$all" -gt 0 ] || fail "$v gen: too few samples"
+	[ $((100 * pipe / src)) -ge 95 ] || fail "$v gen: generator frames not where they run"
+	[ $((100 * loop / task)) -ge 95 ] || fail "$v gen: the asyncio task not under its event loop"
+	[ $((100 * ok / all)) -ge 95 ] || fail "$v gen: under 95% merged and rooted at _start"
+	within 5 "$s1" "$cpu" || fail "$v gen: shares off the script's CPU split by more than 5 points"
+}
 # merged VERSION PYTHON WANT TAG SECONDS: pyv.py recorded for SECONDS,
 # its layout named as WANT says, the chain, rooting and line checks; TAG
 # names its files and messages.
@@ -99,6 +133,7 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
 	[ -x "$py" ] || fail "no CPython $v here (scripts/setup provides the pyenv builds)"
 	merged $v $py "$want" $v $((3 * span))
 	threads $v $py "$want"
+	gen $v $py "$want"
 done
 # Builds without DWARF (issue 29): each pyenv libpython3.X.so.1.0
 # stripped (objcopy --strip-debug) and run in its place (LD_LIBRARY_PATH

@@ -148,9 +148,11 @@ note "--children -d $((2 * span)), a child exited: the recorder ended after $too
 # Continuous over a minute of churn: rotated profiles, memory flat.
 dir=/tmp/whole-cont
 rm -rf $dir
-# A minute on every kernel (the debug lane's samples are as many), 12 intervals.
+# A minute on every kernel (the debug lane's samples are as many), 6
+# intervals (each profile is read by go tool pprof below, seconds each on
+# the debug kernel).
 cont=60
-vmstack-record -a -F 99 --every $((cont / 12)) -d $cont -o $dir 2>/tmp/wc.err &
+vmstack-record -a -F 99 --every $((cont / 6)) -d $cont -o $dir 2>/tmp/wc.err &
 rec=$!
 sleep $((cont / 4)); rss1=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
 sleep $((cont * 2 / 3)); rss2=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
@@ -161,7 +163,7 @@ cp /tmp/wc.err "$VMSTACK_RESULTS/"
 go tool pprof -tags $dir/*.pb.gz 2>/dev/null | awk '/^ *comm:/ {on = 1; n = 0} /^ *[a-z_]+:/ && !/comm:/ {on = 0} on && n++ < 9'
 n=$(ls $dir | grep -c '^vmstack-.*\.pb\.gz$')
 note "-a --every: $n profiles in $cont s; recorder RSS $rss1 KiB at $((cont / 4)) s, $rss2 KiB at $((cont / 4 + cont * 2 / 3)) s"
-[ "$n" -ge 11 ] || { cleanup; fail "fewer than 11 profiles in 12 intervals"; }
+[ "$n" -ge 5 ] || { cleanup; fail "fewer than 5 profiles in 6 intervals"; }
 bad=
 for f in $dir/*.pb.gz; do
 	go tool pprof -raw "$f" >/tmp/one.txt 2>&1 || { cleanup; fail "go tool pprof cannot read $f"; }
