@@ -68,13 +68,14 @@ threads() {
 # square and consume (3.12+ resume a generator in the same activation,
 # 3.9-3.11 through native frames), task_work's under the event loop's
 # _run_once, merged and rooted at _start (less the walks the handler's
-# budget cut, counted by the recorder), gen_chunk's share within 5 points
-# of the script's CPU split.
+# budget cut, counted by the recorder), gen_chunk's share of the rounds
+# the script times (under run_weighted) within 5 points of their CPU split.
 gen() {
 	local v=$1 py=$2 want=$3 t=/tmp/pyvg-$1.folded src pipe task loop all ok cut cpu s1
 	vmstack-record --stats -F 999 -o $t -- $py tests/workloads/python/known.py \
 		$((3 * span)) gen 2>$t.err || { cat $t.err; fail "$v gen: record failed"; }
 	grep -qE "VM frames merged \($want" $t.err || { cat $t.err; fail "$v gen: CPython not merged"; }
+	cp $t $t.err "$VMSTACK_RESULTS/"
 	src=$(stack_count $t ";$(frk known source)")
 	pipe=$(stack_count $t ";$(frk known consume);(.*;)?$(frk known square);(.*;)?$(frk known source)")
 	task=$(stack_count $t ";$(frk known task_work)")
@@ -84,7 +85,9 @@ gen() {
 	ok=$(grep -E -- "$in_py" $t | grep -E "^python$v;_start;" |
 		grep -vE 'vm stack cut|;_PyEval_EvalFrameDefault(;| )' | awk '{s += $NF} END {print s+0}')
 	all=$((all - ${cut:-0}))
-	s1=$(awk -v a="$(stack_count $t ";$(frk known gen_chunk)")" -v b="$(stack_count $t ";$(frk known async_chunk)")" \
+	# The split the script measures: its rounds in run_weighted, not the warm-up before.
+	s1=$(awk -v a="$(stack_count $t ";$(frk known run_weighted);(.*;)?$(frk known gen_chunk)")" \
+		-v b="$(stack_count $t ";$(frk known run_weighted);(.*;)?$(frk known async_chunk)")" \
 		'BEGIN {printf "%.1f", a + b ? 100 * a / (a + b) : 0}')
 	cpu=$(sed -n 's/.*mode=gen.*cpu_shares=\([0-9.]*\)\/.*/\1/p' $t.err)
 	note "CPython $v gen: source's samples under consume and square $((src ? 100 * pipe / src : 0))% of $src; task_work's under _run_once $((task ? 100 * loop / task : 0))% of $task; gen_chunk $s1% (the script's CPU split ${cpu:-?}%); merged and rooted $((all > 0 ? 100 * ok / all : 0))% of $all (${cut:-0} cut by the read budget)"
