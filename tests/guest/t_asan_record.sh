@@ -16,8 +16,8 @@ sanitized() {  # name, stderr file, exit code
 	[ "$3" = 0 ] || fail "$1: the recorder exited with $3"
 }
 mkdir -p /tmp/dla
-for i in $(seq 0 99); do cp build/workloads/libdlspin.so /tmp/dla/lib$i.so; done
-$rec -q --stats -o /tmp/asan-dl.folded -- build/workloads/dlchurn /tmp/dla 100 4 $((20 * span)) \
+for i in $(seq 0 49); do cp build/workloads/libdlspin.so /tmp/dla/lib$i.so; done
+$rec -q --stats -o /tmp/asan-dl.folded -- build/workloads/dlchurn /tmp/dla 50 4 $((20 * span)) \
 	2>/tmp/asan-dl.err
 sanitized dlchurn /tmp/asan-dl.err $?
 rm -rf /tmp/dla

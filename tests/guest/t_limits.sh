@@ -1,7 +1,7 @@
 # Every resource capped, with a clear error at the cap: sessions per user,
 # their other kernel memory per user, ring memory against RLIMIT_MEMLOCK
 # (as perf's buffers), and a session's unwind rules: a target that
-# dlopens and dlcloses hundreds of libraries keeps its rules' memory
+# dlopens and dlcloses 150 libraries keeps its rules' memory
 # bounded (tables of libraries it unmapped are freed) and its newest
 # libraries unwinding.
 . tests/guest/lib.sh
@@ -48,10 +48,10 @@ prlimit --memlock=$((64 << 20)) "${perfmon[@]}" vmstack-record -q -p $pid -d 1 -
 kill $pid
 wait $pid 2>/dev/null
 
-# dlopen/dlclose churn: 300 libraries, 4 open at a time, 20 ms each.
+# dlopen/dlclose churn: 150 libraries, 4 open at a time, 20 ms each.
 mkdir -p /tmp/dl
-for i in $(seq 0 299); do cp build/workloads/libdlspin.so /tmp/dl/lib$i.so; done
-vmstack-record -q --stats -o /tmp/dl.folded -- build/workloads/dlchurn /tmp/dl 300 4 $((20 * span)) 2>/tmp/dl.err ||
+for i in $(seq 0 149); do cp build/workloads/libdlspin.so /tmp/dl/lib$i.so; done
+vmstack-record -q --stats -o /tmp/dl.folded -- build/workloads/dlchurn /tmp/dl 150 4 $((20 * span)) 2>/tmp/dl.err ||
 	{ cat /tmp/dl.err; fail "record of dlchurn failed"; }
 cat /tmp/dl.err
 rm -rf /tmp/dl
