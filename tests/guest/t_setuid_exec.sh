@@ -64,5 +64,8 @@ read2=$(awk -F';' '{for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]/) {n = $NF; sub(
 unread2=$(sed -n 's/.*user stacks not read: \([0-9]*\) samples of a target no longer dumpable.*/\1/p' /tmp/suid2.err)
 note "setuid program dumpable again: samples with user frames $read2, not read ${unread2:-0}"
 [ "${unread2:-0}" -gt 200 ] || fail "the setuid program's samples were not counted as not read"
-[ "$read2" -lt 50 ] || fail "user memory of a setuid program that made itself dumpable was read"
 ! grep -q suid_dumpable_spin /tmp/suid2.folded || fail "frames of the setuid program in the output"
+# The samples with user frames are the shell's, starting and after the
+# FIFO (25 and 55 on the debug kernel): under 5% of the program's. Read
+# memory would put user frames in nearly all of them.
+[ $((100 * read2)) -lt $((5 * unread2)) ] || fail "user memory of a setuid program that made itself dumpable was read"

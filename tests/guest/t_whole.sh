@@ -4,8 +4,8 @@
 # Lua 5.4 and CPython 3.11 all show their VM frames merged, including one
 # that starts while recording, while short processes come and go. A
 # cgroup session samples only its cgroup's processes (a later one too)
-# and labels pprof samples with it. Then continuous: -a --every over 40 s
-# of churn, every profile read by go tool pprof, memory flat.
+# and labels pprof samples with it. Then continuous: -a --every over a
+# minute of churn, every profile read by go tool pprof, memory flat.
 . tests/guest/lib.sh
 cd "$VMSTACK_REPO" || exit 1
 out=/tmp/whole.folded
@@ -148,11 +148,12 @@ note "--children -d $((2 * span)), a child exited: the recorder ended after $too
 # Continuous over a minute of churn: rotated profiles, memory flat.
 dir=/tmp/whole-cont
 rm -rf $dir
-# 40 s on every kernel (the debug lane's samples are as many), 5
+# A minute on every kernel (the debug lane's samples are as many), 6
 # intervals (each profile is read by go tool pprof below, seconds each on
-# the debug kernel).
-cont=40
-vmstack-record -a -F 99 --every $((cont / 5)) -d $cont -o $dir 2>/tmp/wc.err &
+# the debug kernel). Not shorter: at 10 s the recorder is still growing
+# there (12.6 MiB, then 16.8 at 36 s; 17.5 from 15 s on).
+cont=60
+vmstack-record -a -F 99 --every $((cont / 6)) -d $cont -o $dir 2>/tmp/wc.err &
 rec=$!
 sleep $((cont / 4)); rss1=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
 sleep $((cont * 2 / 3)); rss2=$(awk '/^VmRSS/ {print $2}' /proc/$rec/status)
@@ -163,7 +164,7 @@ cp /tmp/wc.err "$VMSTACK_RESULTS/"
 go tool pprof -tags $dir/*.pb.gz 2>/dev/null | awk '/^ *comm:/ {on = 1; n = 0} /^ *[a-z_]+:/ && !/comm:/ {on = 0} on && n++ < 9'
 n=$(ls $dir | grep -c '^vmstack-.*\.pb\.gz$')
 note "-a --every: $n profiles in $cont s; recorder RSS $rss1 KiB at $((cont / 4)) s, $rss2 KiB at $((cont / 4 + cont * 2 / 3)) s"
-[ "$n" -ge 4 ] || { cleanup; fail "fewer than 4 profiles in 5 intervals"; }
+[ "$n" -ge 5 ] || { cleanup; fail "fewer than 5 profiles in 6 intervals"; }
 bad=
 for f in $dir/*.pb.gz; do
 	go tool pprof -raw "$f" >/tmp/one.txt 2>&1 || { cleanup; fail "go tool pprof cannot read $f"; }
