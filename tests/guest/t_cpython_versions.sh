@@ -37,6 +37,15 @@ in_py='_\[vm\]|vm stack cut|;_PyEval_EvalFrameDefault(;| )'
 # A Python frame of known.py's or threading.py's function $2 (its
 # qualified name, 3.11+, may name its class), as an ERE.
 frk() { echo "([^;]*\.)?${2} \([^;]*${1}\.py:[0-9]+\)_\[vm\]"; }
+# share A B: A as a share (one decimal) of A + B.
+share() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a + b ? 100 * a / (a + b) : 0}'; }
+# in_python FILE VERSION: "ALL OK", FILE's samples in Python code, and of
+# them those merged and rooted at pythonVERSION's _start (no cut VM part,
+# no unmerged interpreter frame).
+in_python() {
+	echo "$(stack_count $1 "$in_py") $(grep -E -- "$in_py" $1 | grep -E "^python$2;_start;" |
+		grep -vE 'vm stack cut|;_PyEval_EvalFrameDefault(;| )' | awk '{s += $NF} END {print s+0}')"
+}
 # threads VERSION PYTHON WANT: known.py's two threads, work_a 2/3 and
 # work_b 1/3 of their CPU clocks, both on one CPU (as t_cpython.sh: TCG
 # samples two vCPUs unevenly). Each thread's samples show its own frames
@@ -53,7 +62,7 @@ threads() {
 	troot="^python$v;clone3;start_thread;.*;$(frk threading _bootstrap);.*"
 	ra=$(stack_count $t "$troot;$(frk known work_a)")
 	rb=$(stack_count $t "$troot;$(frk known work_b)")
-	s1=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.1f", a + b ? 100 * a / (a + b) : 0}')
+	s1=$(share "$a" "$b")
 	cpu=$(sed -n 's/.*mode=threads.*cpu_shares=\([0-9.]*\)\/.*/\1/p' $t.err)
 	note "CPython $v threads: work_a $s1% of the two (its CPU clock ${cpu:-?}%); $a and $b samples, under their own thread's start $((a ? 100 * ra / a : 0))% and $((b ? 100 * rb / b : 0))%; stacks with both threads' frames $both"
 	awk '{print $NF, $0}' $t | sort -nr | head -2 | cut -c1-1500
@@ -84,14 +93,11 @@ gen() {
 	task=$(stack_count $t ";$(frk known task_work)")
 	loop=$(stack_count $t ";$(frk base_events _run_once);.*;$(frk known task_work)")
 	cut=$(sed -n 's/.*; \([0-9]*\) by the read budget.*/\1/p' $t.err)
-	all=$(stack_count $t "$in_py")
-	ok=$(grep -E -- "$in_py" $t | grep -E "^python$v;_start;" |
-		grep -vE 'vm stack cut|;_PyEval_EvalFrameDefault(;| )' | awk '{s += $NF} END {print s+0}')
+	read -r all ok <<<"$(in_python $t $v)"
 	all=$((all - ${cut:-0}))
 	# The split the script measures: its rounds in run_weighted, not the warm-up before.
-	s1=$(awk -v a="$(stack_count $t ";$(frk known run_weighted);(.*;)?$(frk known gen_chunk)")" \
-		-v b="$(stack_count $t ";$(frk known run_weighted);(.*;)?$(frk known async_chunk)")" \
-		'BEGIN {printf "%.1f", a + b ? 100 * a / (a + b) : 0}')
+	s1=$(share "$(stack_count $t ";$(frk known run_weighted);(.*;)?$(frk known gen_chunk)")" \
+		"$(stack_count $t ";$(frk known run_weighted);(.*;)?$(frk known async_chunk)")")
 	cpu=$(sed -n 's/.*mode=gen.*cpu_shares=\([0-9.]*\)\/.*/\1/p' $t.err)
 	note "CPython $v gen: source's samples under consume and square $((src ? 100 * pipe / src : 0))% of $src; task_work's under _run_once $((task ? 100 * loop / task : 0))% of $task; gen_chunk $s1% (the script's CPU split ${cpu:-?}%); merged and rooted $((all > 0 ? 100 * ok / all : 0))% of $all (${cut:-0} cut by the read budget)"
 	awk '{print $NF, $0}' $t | sort -nr | head -2 | cut -c1-1500
@@ -116,9 +122,7 @@ merged() {
 	sep=';'
 	case $v in 3.9|3.10) sep=';(.*;)?';; esac	# one activation per Python frame: native ones between
 	chain=$(stack_count $f "^python$v;_start;.*;$(fr '<module>')${sep}$(fr main)${sep}$(fr sort_work)${nat}$(fr keyfn)( |;)")
-	all=$(stack_count $f "$in_py")
-	ok=$(grep -E -- "$in_py" $f | grep -E "^python$v;_start;" |
-		grep -vE 'vm stack cut|;_PyEval_EvalFrameDefault(;| )' | awk '{s += $NF} END {print s+0}')
+	read -r all ok <<<"$(in_python $f $v)"
 	line=$(leaf_share $f '^keyfn \(' "pyv.py:$hot)_[vm]")
 	note "CPython $t: $key samples in keyfn, $((key ? 100 * chain / key : 0))% under _start, <module>, main, sort_work and sorted's C frames; in Python code merged and rooted $((all ? 100 * ok / all : 0))% of $all; keyfn's leaf at line $hot $line%"
 	# The handler's cost per sample, beside the other versions' (issue 29).
