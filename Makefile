@@ -175,7 +175,8 @@ $(B)/vm_prog_check.o: module/vm_prog_check.c module/vm_prog_check.h \
 
 # The recorder's ring sizing is pure arithmetic: its policy is tested too.
 # A command's start and its hold at the entry point run real programs.
-UNIT_RECORD_OBJS := $(B)/record/ring_size.o $(B)/record/command.o $(B)/record/entry_hold.o
+UNIT_RECORD_OBJS := $(B)/record/ring_size.o $(B)/record/command.o $(B)/record/entry_hold.o \
+	$(B)/record/vm_cuts.o
 $(B)/unit-tests: $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) $(B)/cli.o $(WALK_OBJS) tests/unit/*.h \
 		tests/unit/vm4_shapes/*.h tests/tools/pylayout/gen.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -Itests/tools -Imodule $(UNIT_SRCS) $(CORE_OBJS) $(UNIT_RECORD_OBJS) \

@@ -28,6 +28,7 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	if (r->o->per_thread || r->o->raw)
 		vmstack_threads_note(&r->interval.threads, (int)rec->pid, rec->tid);
 	r->undescribed += !!(rec->hdr.flags & VMSTACK_SF_UNDESCRIBED);
+	record_vm_cuts_note(&r->vm_cuts, rec);
 	if (r->o->raw)
 		vmstack_raw_append(&r->raw, rec);
 	/*

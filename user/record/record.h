@@ -10,6 +10,7 @@
 #define VMSTACK_RECORD_RECORD_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "options.h"
@@ -40,6 +41,11 @@ struct record_series {
 	unsigned int written;		/* profiles written */
 };
 
+/* Samples whose VM part was cut, by the reason (enum vmstack_vm_broken; 0: unknown). */
+struct record_vm_cuts {
+	uint64_t by_reason[__VMSTACK_VMB_MAX];
+};
+
 struct recording {
 	const struct record_options *o;
 	struct record_session session;
@@ -48,6 +54,7 @@ struct recording {
 	struct record_series series;
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
 	uint64_t undescribed;		/* samples walked with frame pointers only */
+	struct record_vm_cuts vm_cuts;
 	uint64_t duration_ns;		/* sampling's wall time */
 	unsigned int drain_ms;		/* the loop's period (loop.c) */
 	uint64_t drains, drains_full;	/* of them, finding a ring over half full */
@@ -63,6 +70,11 @@ void record_intake_init(struct recording *r);
  */
 int record_drain(struct recording *r);
 void record_intake_free(struct recording *r);
+
+/* vm_cuts.c: why VM parts were cut, counted and named. */
+void record_vm_cuts_note(struct record_vm_cuts *c, const struct vmstack_rec_sample *rec);
+/* " (N [vm stack cut: R]: why, ...)" for the reasons seen; nothing if none. */
+void record_vm_cuts_print(const struct record_vm_cuts *c, FILE *out);
 
 /* write.c: profiles named and written. */
 /* --every's directory made if needed. 0, or -1 (said why). */

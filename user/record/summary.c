@@ -102,9 +102,11 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	}
 	if (vms && ts->whole && ts->n > 8)
 		fprintf(stderr, "; VM frames merged in %d processes", vms);
-	if (vms)
+	if (vms) {
 		fprintf(stderr, "; %" PRIu64 " VM stacks cut by bad VM data",
 			VMSTACK_CNT(c, VM_ERRORS));
+		record_vm_cuts_print(&r->vm_cuts, stderr);
+	}
 	/* Frames a VM was caught setting up or tearing down (ABI 3.6). */
 	if (vms && VMSTACK_CNT(c, VM_UNVERIFIED))
 		fprintf(stderr, ", %" PRIu64 " with a VM frame unverified ([vm unverified])",
