@@ -219,12 +219,13 @@ int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
 
 	lockdep_assert_held(&s->lock);
 	BUILD_BUG_ON(VMSTACK_VM_MAX > 4);	/* two bits of a VM word */
-	BUILD_BUG_ON(sizeof(*d) != VMSTACK_VM4_DESC_SIZE_4_0 ||
+	BUILD_BUG_ON(sizeof(*d) != VMSTACK_VM4_DESC_SIZE_4_1 ||
 		     sizeof(*d) > VMSTACK_VM4_DESC_MAX_SIZE);
 	/*
 	 * The policy holds @len to VMSTACK_VM4_DESC_MIN_SIZE..MAX_SIZE. A
 	 * longer descriptor (a newer tool) may only carry zeros we do not
-	 * know.
+	 * know; a shorter one (an older minor's) has zeros for what it does
+	 * not know.
 	 */
 	if (len > sizeof(*d) && memchr_inv((const u8 *)desc + sizeof(*d), 0,
 					   len - sizeof(*d))) {
@@ -245,7 +246,8 @@ int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
 	 * only 4-byte aligned) is what the check saw.
 	 */
 	d = &p->vms->d[p->nr_vms];
-	memcpy(d, desc, sizeof(*d));
+	memset(d, 0, sizeof(*d));
+	memcpy(d, desc, min(len, sizeof(*d)));
 	why = d->size != len ? "VM descriptor: its size field is not its length" :
 			       vmstack_vm_desc4_check(d);
 	if (why) {

@@ -149,11 +149,14 @@ static const char *vmstack_vm4_fields_check(const struct vmstack_vm_desc4 *d)
 	for (i = 0; i < sizeof(d->pad0); i++)
 		if (d->pad0[i])
 			return "VM descriptor: padding not zero";
+	if (!(d->flags & VMSTACK_VM4_F_JIT_AREAS) && (d->jit_area_off || d->jit_areas_max))
+		return "VM descriptor: code area fields without F4_JIT_AREAS";
 	for (i = d->nr_consts; i < VMSTACK_VM4_CONSTS; i++)
 		if (d->consts[i])
 			return "VM descriptor: a constant past nr_consts is not 0";
 	if (!(d->flags & VMSTACK_VM4_F_JIT)) {
-		if (d->flags & (VMSTACK_VM4_F_JIT_NEAR | VMSTACK_VM4_F_JIT_REF32))
+		if (d->flags & (VMSTACK_VM4_F_JIT_NEAR | VMSTACK_VM4_F_JIT_REF32 |
+				VMSTACK_VM4_F_JIT_AREAS))
 			return "VM descriptor: compiled-code flags without F4_JIT";
 		return NULL;
 	}
@@ -167,6 +170,9 @@ static const char *vmstack_vm4_fields_check(const struct vmstack_vm_desc4 *d)
 	if ((d->flags & VMSTACK_VM4_F_JIT_NEAR) &&
 	    (!d->jit_near_max || d->jit_near_max > VMSTACK_VM_JIT_NEAR_MAX))
 		return "VM descriptor: near compiled code needs 1..32 objects";
+	if ((d->flags & VMSTACK_VM4_F_JIT_AREAS) &&
+	    (!d->jit_areas_max || d->jit_areas_max > VMSTACK_VM_JIT_AREAS_MAX))
+		return "VM descriptor: code areas need 1..64 areas";
 	return NULL;
 }
 

@@ -138,7 +138,35 @@ static bool vmstack_vm_jit_near(struct vmstack_walk *w, const struct vmstack_vm_
 	return false;
 }
 
-/* Through anchor value @a, the code object of VM @d that holds @ip. */
+/*
+ * F4_JIT_AREAS: does one of the code areas of the VM at anchor @a hold
+ * @ip? Each area starts with the next one's address and its own size;
+ * one not page-aligned, or larger than any, ends the search.
+ */
+static bool vmstack_vm_jit_in_areas(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
+				    unsigned long a, unsigned long ip)
+{
+	unsigned long area, size;
+	u32 n;
+
+	if (!vmstack_vm_read(w, &area, a + d->jit_area_off, sizeof(area)))
+		return false;
+	for (n = 0; area && n < d->jit_areas_max; n++) {
+		if ((area & 4095) || !vmstack_vm_read(w, &size, area + 8, sizeof(size)) ||
+		    size > VMSTACK_VM_JIT_AREA_MAX)
+			return false;
+		if (ip - area < size)
+			return true;
+		if (!vmstack_vm_read(w, &area, area, sizeof(area)))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Through anchor value @a: does VM @d's compiled code hold @ip? The code
+ * object that holds it in *obj, 0 when only its code areas are known to.
+ */
 static bool vmstack_vm_jit_at(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
 			      unsigned long a, unsigned long ip, unsigned long *obj)
 {
@@ -146,17 +174,19 @@ static bool vmstack_vm_jit_at(struct vmstack_walk *w, const struct vmstack_vm_de
 	unsigned long from = 0;
 	s32 id;
 
-	if (!vmstack_vm_read(w, &id, a + d->jit_id_off, sizeof(id)) || id < 0 ||
-	    !vmstack_vm_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) ||
-	    !vmstack_vm_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)))
+	*obj = 0;
+	if (!vmstack_vm_read(w, &id, a + d->jit_id_off, sizeof(id)))
 		return false;
-	if (vmstack_vm_jit_holds(w, d, &t, (u32)id, ip, &from) ||
-	    (from && (d->flags & VMSTACK_VM4_F_JIT_NEAR) &&
-	     vmstack_vm_jit_near(w, d, &t, from, ip, &from))) {
+	if (id >= 0 &&
+	    vmstack_vm_read(w, &t.count, a + d->jit_count_off, sizeof(t.count)) &&
+	    vmstack_vm_read(w, &t.table, a + d->jit_table_off, sizeof(t.table)) &&
+	    (vmstack_vm_jit_holds(w, d, &t, (u32)id, ip, &from) ||
+	     (from && (d->flags & VMSTACK_VM4_F_JIT_NEAR) &&
+	      vmstack_vm_jit_near(w, d, &t, from, ip, &from)))) {
 		*obj = from;
 		return true;
 	}
-	return false;
+	return (d->flags & VMSTACK_VM4_F_JIT_AREAS) && vmstack_vm_jit_in_areas(w, d, a, ip);
 }
 
 /* VM @d's anchor in this sample: the sampled register, or the variable's value. */
@@ -174,7 +204,7 @@ static bool vmstack_vm_jit_anchor(struct vmstack_walk *w, const struct vmstack_v
 /*
  * The VM whose compiled code holds @ip, found through the sampled
  * registers or the anchor variable (F_JIT); *anchor and the code object
- * *obj as found.
+ * *obj as found (0: in the VM's code areas, no object known).
  */
 static const struct vmstack_vm_desc4 *
 vmstack_vm_jit_find(struct vmstack_walk *w, unsigned long ip,
@@ -274,6 +304,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 {
 	const struct vmstack_vm_desc4 *d = vmstack_vm_find(w, r->ip);
 	unsigned long anchor, obj = 0, ar;
+	bool jit = false;
 	int end;
 
 	/* Faults spent: a VM's native frame stays, after a cut marker. */
@@ -291,17 +322,21 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	 * proves it (the code object must hold r->ip); if it fails, the
 	 * stack ends there as it would have anyway.
 	 */
-	if (!d && no_rules)
+	if (!d && no_rules) {
 		d = vmstack_vm_jit_find(w, r->ip, &anchor, &obj);
+		jit = !!d;
+	}
 	if (!d)
 		return VMSTACK_SPLICE_NONE;
-	if (obj) {
+	if (jit) {
 		/*
-		 * Compiled code keeps no frame chain: the code object's frame,
-		 * the program's frames from it, then the activation's caller
-		 * by the AR the program gives, or the stack ends.
+		 * Compiled code keeps no frame chain: the code object's frame
+		 * (where it is known), the program's frames from it, then the
+		 * activation's caller by the AR the program gives, or the
+		 * stack ends.
 		 */
-		vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, obj));
+		if (obj)
+			vmstack_vm_emit(w, vmstack_vm_word(w, d, VMSTACK_VMW_JIT, obj));
 		w->flags |= VMSTACK_SF_VM;
 		end = vmstack_vm_run(w, d, r, at_leaf, VMSTACK_VM4_AT_JIT, anchor, obj, &ar);
 		if (end >= VMSTACK_VM4_X_CUT)

@@ -88,6 +88,13 @@ static void random_desc(struct vmstack_vm_desc *d)
 		d->flags &= ~VMSTACK_VM_F_JIT_NEAR;
 	if ((d->flags & VMSTACK_VM_F_AR_CHAIN) && d->state_from == VMSTACK_VM_STATE_NONE)
 		d->flags &= ~VMSTACK_VM_F_AR_CHAIN;
+	/* Past 3.6: trace exits and code areas, LuaJIT's. */
+	if (!(d->flags & VMSTACK_VM_F_JIT))
+		d->flags &= ~(VMSTACK_VM_F_JIT_EXIT | VMSTACK_VM_F_JIT_AREAS);
+	if (d->state_from != VMSTACK_VM_STATE_AR || !(d->flags & VMSTACK_VM_F_AR_CHAIN))
+		d->flags &= ~VMSTACK_VM_F_JIT_EXIT;
+	d->exit_anchor_off = (int32_t)((uint32_t)d->exit_anchor_off % 4096) & ~7;
+	d->jit_areas_max = 1 + d->jit_areas_max % VMSTACK_VM_JIT_AREAS_MAX;
 }
 
 UNIT_TEST(desc3_prog_takes_what_3_6_took)
@@ -144,7 +151,9 @@ UNIT_TEST(desc3_prog_takes_what_3_6_took)
 	d.insn_bits = 8;
 	d.stack_max = 1U << 30;
 	d.max_frames = 100;
-	d.ar_chain_max = d.jit_near_max = 4;
+	d.ar_chain_max = d.jit_near_max = d.jit_areas_max = 4;
+	d.exit_anchor_off = 240;
+	d.exit_state = ~3;
 	d.pc_unit = 4;
 	d.kind_max = 100;
 	err = vmstack_desc3_prog(&d, &d4);

@@ -189,7 +189,31 @@ enum vmstack_vm_link {
  * what the memory holds when user space reads it.
  */
 #define VMSTACK_VM_F_BUILTIN_KIND	(1U << 16)
-#define VMSTACK_VM_F_ALL		((1U << 17) - 1)
+/*
+ * (User space only, after ABI 3.6.) F_JIT and STATE_AR: a trace exit.
+ * The VM's exit handler calls C code that restores the VM's frames from
+ * a snapshot; its native frame lies in the code range but holds no AR.
+ * A native frame there, not the sampled one, whose AR holds no sane
+ * state, is the exit handler's if the s32 at A + jit_id_off is
+ * exit_state, A being the anchor register the handler saved at sp +
+ * exit_anchor_off, plus jit_anchor_adj (with jit_reg NONE: the anchor
+ * variable's, as for compiled code), or exit_gc_state (the exit drives
+ * a garbage collector's step: the trace exited for it). Its frames are
+ * the state's (*(A + jit_state_off)) from its top (top_off), and its
+ * AR the first of the state's chain (state_ar_off, then ar_prev_off,
+ * each less ar_mask; F_AR_CHAIN) above the frame: the exit's own
+ * protected calls link theirs below it.
+ */
+#define VMSTACK_VM_F_JIT_EXIT		(1U << 17)
+/*
+ * (User space only.) F_JIT: compiled code that no object the id names
+ * holds is still the VM's if one of its code areas does (ABI 4.1's
+ * F4_JIT_AREAS: the first at *(A + jit_area_off), each starting with the
+ * next one's address and its own size): the state's frames are shown
+ * from the compiled code's top, with no object.
+ */
+#define VMSTACK_VM_F_JIT_AREAS		(1U << 18)
+#define VMSTACK_VM_F_ALL		((1U << 19) - 1)
 #define VMSTACK_VM_AR_CHAIN_MAX		64
 #define VMSTACK_VM_THREADS_MAX		256
 
@@ -308,6 +332,11 @@ struct vmstack_vm_desc {
 	__u8 kind_max;		/* F_FUNC_CHECK: 0, or the largest builtin kind */
 	__u8 pc_unit;		/* F_PC_CHECK: 1..8 bytes */
 	__u8 pad_3_6[5];	/* 0 */
+	__s32 exit_anchor_off;	/* F_JIT_EXIT, with jit_reg */
+	__s32 exit_state;	/* F_JIT_EXIT */
+	__s32 exit_gc_state;	/* F_JIT_EXIT */
+	__s32 jit_area_off;	/* F_JIT_AREAS */
+	__u32 jit_areas_max;	/* F_JIT_AREAS: 1..VMSTACK_VM_JIT_AREAS_MAX */
 };
 
 #endif

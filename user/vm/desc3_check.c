@@ -50,6 +50,17 @@ const char *vmstack_desc3_check(const struct vmstack_vm_desc *d)
 	    (!d->jit_anchor_ptr || (d->jit_anchor_ptr & 7) ||
 	     d->jit_anchor_ptr > VMSTACK_USER_MAX - 8))
 		return "VM descriptor: JIT anchor neither a register nor a pointer in user space";
+	/* The handler's AR is the state's: a state in an AR, a link to it. */
+	if ((d->flags & VMSTACK_VM_F_JIT_EXIT) &&
+	    (!(d->flags & VMSTACK_VM_F_JIT) || d->state_from != VMSTACK_VM_STATE_AR ||
+	     !(d->flags & VMSTACK_VM_F_AR_CHAIN) ||
+	     (d->jit_reg != VMSTACK_VM_REG_NONE &&
+	      (d->exit_anchor_off < 0 || (d->exit_anchor_off & 7)))))
+		return "VM descriptor: trace exits need F_JIT, a state in the AR, its chain and an anchor saved on the stack";
+	if ((d->flags & VMSTACK_VM_F_JIT_AREAS) &&
+	    (!(d->flags & VMSTACK_VM_F_JIT) || !d->jit_areas_max ||
+	     d->jit_areas_max > VMSTACK_VM_JIT_AREAS_MAX))
+		return "VM descriptor: code areas need F_JIT and 1..64 areas";
 	/* It drops an activation and goes on from the registers it saved. */
 	if ((d->flags & VMSTACK_VM_F_AR_EMPTY) &&
 	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP)))

@@ -226,6 +226,54 @@ static void walk_from_state(struct desc3_tr *t)
 }
 
 /*
+ * F_JIT_EXIT: a native frame whose AR holds no sane state is the trace
+ * exit handler's (desc3.h) if the anchor it saved names a VM in a trace
+ * exit; else, and at the sampled frame (the handler's own code, before
+ * it has set L->base), on to @no_state.
+ */
+static void trace_exit(struct desc3_tr *t, vm_label no_state)
+{
+	const struct vmstack_vm_desc *d = t->d;
+	struct vm_prog *p = &t->p;
+	vm_label in_exit = vm_prog_label(p), loop = vm_prog_label(p);
+	vm_label above = vm_prog_label(p);
+
+	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, R_BITS, B_LEAF, no_state);
+	if (d->jit_reg == VMSTACK_VM_REG_NONE) {
+		vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
+		vm_prog_ld(p, 8, 0, R_A, R_A, 0, no_state);
+	} else {
+		/* R_AR is still sp + ar_off away from the sampled frame. */
+		vm_prog_ld(p, 8, 0, R_A, R_AR, d->exit_anchor_off - d->ar_off, no_state);
+	}
+	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);
+	vm_prog_ld(p, 4, 1, R_B, R_A, d->jit_id_off, no_state);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, R_B, d->exit_state, in_exit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_B, d->exit_gc_state, no_state);
+	vm_prog_bind(p, in_exit);
+	desc3_ref(t, R_STATE, R_A, d->jit_state_off, no_state);
+	sane(t, no_state);
+	/*
+	 * The activation's AR is the first of the state's chain above the
+	 * handler's frame: a protected call the exit makes (lj_vm_cpcall)
+	 * links one of its own below it.
+	 */
+	vm_prog_alu(p, VMSTACK_VM4_MOV, R_C, R_AR);
+	vm_prog_ld(p, 8, 0, R_AR, R_STATE, d->state_ar_off, no_state);
+	mov_k(t, R_B, 0);
+	vm_prog_bind(p, loop);
+	vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_AR, ~(int32_t)d->ar_mask);
+	vm_prog_jmp(p, VMSTACK_VM4_JGT, R_AR, R_C, above);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JGE_K, R_B, (int32_t)d->ar_chain_max, no_state);
+	vm_prog_ld(p, 8, 0, R_AR, R_AR, d->ar_prev_off, no_state);
+	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, 1);
+	vm_prog_ja(p, loop);
+	vm_prog_bind(p, above);
+	mov_k(t, R_PC, 0);
+	walk_from_state(t);
+}
+
+/*
  * A native activation: the state, the walk from the top register where
  * there is one, else (or when that walk fails) from the state's top.
  * @reg_end: where the register's walk ends.
@@ -282,6 +330,12 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	vm_prog_bind(p, empty);
 	exit_with(t, VMSTACK_VM4_X_EMPTY);
 	vm_prog_bind(p, no_state);
+	if (d->flags & VMSTACK_VM_F_JIT_EXIT) {
+		vm_label cut = vm_prog_label(p);
+
+		trace_exit(t, cut);
+		vm_prog_bind(p, cut);
+	}
 	mov_k(t, R_NEXT, 0);
 	exit_with(t, VMSTACK_VM4_X_CUT + VMSTACK_VMB_STATE);
 }
@@ -351,6 +405,11 @@ static void fields(const struct vmstack_vm_desc *d, struct vmstack_vm_desc4 *o)
 	o->jit_count_off = d->jit_count_off;
 	o->jit_code_off = d->jit_code_off;
 	o->jit_size_off = d->jit_size_off;
+	if (d->flags & VMSTACK_VM_F_JIT_AREAS) {
+		o->flags |= VMSTACK_VM4_F_JIT_AREAS;
+		o->jit_area_off = d->jit_area_off;
+		o->jit_areas_max = d->jit_areas_max;
+	}
 	if (!(d->flags & VMSTACK_VM_F_JIT_NEAR))
 		return;
 	o->flags |= VMSTACK_VM4_F_JIT_NEAR;

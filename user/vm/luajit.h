@@ -48,6 +48,12 @@ struct luajit_frames {
 	uint64_t cont_ffi_callback;	/* LJ_CONT_FFI_CALLBACK */
 	uint32_t stack_max_bytes;	/* a bound on a Lua stack's size */
 	uint8_t ff_lua, ff_c;		/* GCfunc.ffid of Lua and C functions */
+	/*
+	 * GC64: where vm_exit_handler, calling lj_trace_exit, saved the
+	 * trace's r14 (DISPATCH), from its rsp (ExitState.gpr[14]). 0:
+	 * without GC64, whose traces keep no register on G.
+	 */
+	int32_t exit_dispatch;
 };
 
 /* One build: its frame convention and where its structures keep things. */
@@ -68,7 +74,10 @@ struct luajit_layout {
 	const char *anchor;
 	int32_t l2g;
 	int32_t g_vmstate, g_cur_l, g_jit_base, g_mainthref;
+	int32_t vmst_exit;			/* G->vmstate in a trace exit: ~LJ_VMST_EXIT */
+	int32_t vmst_gc;			/* and in a GC step: ~LJ_VMST_GC */
 	int32_t g_j_trace, g_j_sizetrace;	/* jit_State's trace[], sizetrace, from G */
+	int32_t g_j_mcarea;			/* jit_State's mcarea: the newest code area */
 	/* GCfunc */
 	int32_t fn_ffid, fn_pc;
 	/* GCproto: the bytecode follows it */

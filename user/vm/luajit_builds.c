@@ -45,6 +45,12 @@ const struct luajit_frames luajit_gc64_frames = {
 	.stack_max_bytes = 1U << 20,	/* LJ_STACK_MAX slots, and then some */
 	.ff_lua = 0,
 	.ff_c = 1,
+	/*
+	 * vm_exit_handler pushes the 16 GPRs (r14 as gpr[14]) below the
+	 * exit stub's slots, then makes room for 16 FPRs: ExitState
+	 * (lj_target_x86.h: fpr[16], gpr[16]) starts at rsp.
+	 */
+	.exit_dispatch = 16 * 8 + 14 * 8,
 };
 
 /*
@@ -278,8 +284,11 @@ static const struct luajit_layout debian12 = {
 	.g_vmstate = 0xb8,
 	.g_cur_l = 0x170,
 	.g_jit_base = 0x178,
+	.vmst_exit = ~3,	/* lj_obj.h: INTERP, C, GC, EXIT */
+	.vmst_gc = ~2,
 	.g_j_trace = 0x458,
 	.g_j_sizetrace = 0x464,
+	.g_j_mcarea = 0xec0,
 	NAMES(debian12_ffid_names),
 };
 
@@ -298,8 +307,11 @@ static const struct luajit_layout openresty_20230119 = {
 	.g_vmstate = 0xb8,
 	.g_cur_l = 0x170,
 	.g_jit_base = 0x178,
+	.vmst_exit = ~3,	/* as upstream's */
+	.vmst_gc = ~2,
 	.g_j_trace = 0x460,
 	.g_j_sizetrace = 0x46c,
+	.g_j_mcarea = 0xec8,
 	NAMES(openresty_20230119_ffid_names),
 };
 

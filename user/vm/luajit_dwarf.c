@@ -64,6 +64,22 @@ static void free_names(struct names *nm)
 	free(nm->v);
 }
 
+/*
+ * G->vmstate in a trace exit and in a GC step (lj_obj.h's setvmstate:
+ * the state's complement), into @arg's layout.
+ */
+static void take_vmst(void *arg, const char *name, int64_t value)
+{
+	struct luajit_layout *l = arg;
+
+	if (value <= 0 || value >= 64)
+		return;
+	if (!strcmp(name, "LJ_VMST_EXIT"))
+		l->vmst_exit = ~(int32_t)value;
+	else if (!strcmp(name, "LJ_VMST_GC"))
+		l->vmst_gc = ~(int32_t)value;
+}
+
 static void take_ff(void *arg, const char *name, int64_t value)
 {
 	struct names *nm = arg;
@@ -123,6 +139,7 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 	l->l2g = gg_g - gg_l;
 	l->g_j_trace = gg_j - gg_g + vmstack_dwarf_q_off(&q, "jit_State", "trace");
 	l->g_j_sizetrace = gg_j - gg_g + vmstack_dwarf_q_off(&q, "jit_State", "sizetrace");
+	l->g_j_mcarea = gg_j - gg_g + vmstack_dwarf_q_off(&q, "jit_State", "mcarea");
 	l->fn_ffid = vmstack_dwarf_q_off(&q, "GCfuncC", "ffid");
 	l->fn_pc = vmstack_dwarf_q_off(&q, "GCfuncC", "pc");
 	l->proto_size = (uint32_t)vmstack_dwarf_q_size(&q, "GCproto");
@@ -141,6 +158,10 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 	l->tr_link = vmstack_dwarf_q_off(&q, "GCtrace", "link");
 	l->tr_root = vmstack_dwarf_q_off(&q, "GCtrace", "root");
 	l->tr_nextside = vmstack_dwarf_q_off(&q, "GCtrace", "nextside");
+	l->vmst_exit = l->vmst_gc = 0;
+	if (!q.missing && (vmstack_dwarf_enum_of(t, "LJ_VMST_EXIT", take_vmst, l) <= 0 ||
+			   !l->vmst_exit || !l->vmst_gc))
+		q.missing = "LJ_VMST_EXIT or LJ_VMST_GC";
 	if (q.missing || vmstack_dwarf_enum_of(t, "FF_LUA_", take_ff, &nm) <= 0) {
 		*missing = q.missing ? q.missing : "the FastFunc enum (FF_LUA_)";
 		free_names(&nm);

@@ -64,6 +64,10 @@
  *        tools keep as their own structured form and compile to a
  *        program). The recording format and VM words are unchanged;
  *        VMSTACK_VMB_STEPS is new.
+ *   4.1  F4_JIT_AREAS and the jit_area_off, jit_areas_max fields,
+ *        appended to struct vmstack_vm_desc4: compiled code the id does
+ *        not name (a garbage collector's step it called, an exit stub)
+ *        is the VM's where one of its code areas holds it.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -73,7 +77,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	4
-#define VMSTACK_ABI_MINOR	0
+#define VMSTACK_ABI_MINOR	1
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -448,6 +452,8 @@ enum vmstack_vm_reg {
 };
 
 #define VMSTACK_VM_JIT_NEAR_MAX		32	/* F4_JIT_NEAR: objects tried */
+#define VMSTACK_VM_JIT_AREAS_MAX	64	/* F4_JIT_AREAS: areas tried */
+#define VMSTACK_VM_JIT_AREA_MAX		(1UL << 30)	/* F4_JIT_AREAS: bytes per area */
 
 /*
  * VM descriptor, ABI 4 (struct vmstack_vm_desc4): one vocabulary for every
@@ -633,7 +639,19 @@ struct vmstack_vm4_range {
 #define VMSTACK_VM4_F_JIT_NEAR		(1U << 2)
 /* The compiled-code table's entries are 4 bytes (ABI 3's F_REF32). */
 #define VMSTACK_VM4_F_JIT_REF32		(1U << 3)
-#define VMSTACK_VM4_F_ALL		((1U << 4) - 1)
+/*
+ * (4.1) Compiled code that no object the id names holds (the id < 0
+ * while the VM's garbage collector runs a step compiled code called; an
+ * exit stub) is still the VM's if it lies in one of its code areas: the
+ * first at *(A + jit_area_off), each page-aligned, starting with the
+ * next one's address (0 ends the list) and its own size in bytes (u64,
+ * at + 8, at most VMSTACK_VM_JIT_AREA_MAX), jit_areas_max of them at
+ * most. (A wrong anchor reads other memory: an area that is not aligned
+ * or a size beyond the bound proves nothing.) The program runs at AT_JIT with r2 0:
+ * no code object is shown.
+ */
+#define VMSTACK_VM4_F_JIT_AREAS		(1U << 4)
+#define VMSTACK_VM4_F_ALL		((1U << 5) - 1)
 
 /*
  * A VM, ABI 4. The module checks every field and instruction at VM_ADD:
@@ -664,6 +682,9 @@ struct vmstack_vm_desc4 {
 	__u32 jit_near_max;	/* F4_JIT_NEAR: 1..VMSTACK_VM_JIT_NEAR_MAX */
 	__u64 consts[VMSTACK_VM4_CONSTS];
 	struct vmstack_vm_insn prog[VMSTACK_VM4_PROG_MAX];
+	/* 4.1: F4_JIT_AREAS */
+	__s32 jit_area_off;
+	__u32 jit_areas_max;	/* 1..VMSTACK_VM_JIT_AREAS_MAX */
 };
 /*
  * The struct's size at each minor: VM_ADD takes a descriptor from the
@@ -671,6 +692,7 @@ struct vmstack_vm_desc4 {
  * minor) only if the bytes past the module's struct are 0.
  */
 #define VMSTACK_VM4_DESC_SIZE_4_0	2336
+#define VMSTACK_VM4_DESC_SIZE_4_1	2344
 #define VMSTACK_VM4_DESC_MIN_SIZE	VMSTACK_VM4_DESC_SIZE_4_0
 #define VMSTACK_VM4_DESC_MAX_SIZE	8192
 

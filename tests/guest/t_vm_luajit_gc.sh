@@ -1,0 +1,59 @@
+# LuaJIT with its JIT on, allocating (gc_heavy.lua): Debian's luajit (GC64,
+# the trace's anchor in r14) and Tarantool (32-bit references, the anchor
+# variable). jit.p's v mode puts 40-45% of the time in the garbage
+# collector, whose steps compiled code calls (lj_gc_step_jit), and trace
+# exits call lj_trace_exit from vm_exit_handler: both run C code above a
+# trace that keeps no frame chain. Their samples stay under the Lua
+# frames of the trace that ran and the C caller below (issue 28 item 2:
+# before, 41% and 47% of such samples lost their root).
+. tests/guest/lib.sh
+script=$VMSTACK_REPO/tests/workloads/lua/gc_heavy.lua
+cd /tmp || exit 1
+secs=$((2 * span))
+
+# run_one NAME ROOT_ERE COMMAND...: record COMMAND (the script runs twice
+# the recording), then the shares: rooted at ROOT_ERE, in GC steps from
+# traces and in trace exits, and of those rooted.
+run_one() {
+	local name=$1 root=$2 out=/tmp/ljgc-$1.folded
+	shift 2
+	"$@" "$script" $((secs * 3)) >/tmp/ljgc-$name.out 2>&1 &
+	pid=$!
+	wait_until 30 grep -qs running /tmp/ljgc-$name.out || fail "$name: the script did not start"
+	vmstack-record -q -p $pid -d $secs -o $out 2>/tmp/ljgc-$name.err
+	rc=$?
+	kill $pid 2>/dev/null
+	wait $pid
+	cat /tmp/ljgc-$name.err
+	[ $rc = 0 ] || fail "$name: vmstack-record exited $rc"
+	cp $out "$VMSTACK_RESULTS/"
+	sort -k2 -nr $out | head -5 | cut -c1-300
+	echo "unrooted:"
+	grep -Ev "$root" $out | sort -k2 -nr | head -6 | cut -c1-300
+	total=$(stack_count $out '')
+	rooted=$(stack_share $out "$root")
+	lua=$(stack_share $out 'gc_heavy\.lua:[0-9]+_\[vm\]')
+	gc=$(stack_count $out ';lj_gc_step_jit;')
+	gc_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_gc_step_jit;')
+	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+_\[vm\];lj_gc_step_jit;')
+	ex=$(stack_count $out ';lj_trace_exit;')
+	ex_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_trace_exit;')
+	note "$name: $total samples, rooted $rooted%, with Lua frames $lua%; in GC steps from traces $gc ($gc_rooted rooted, $gc_lua under Lua frames), in trace exits $ex ($ex_rooted rooted)"
+	[ "$rooted" -ge 97 ] || fail "$name: under 97% of the samples rooted"
+	[ "$lua" -ge 97 ] || fail "$name: under 97% of the samples under the script's Lua frames"
+}
+
+# Debian's luajit is stripped (lj_gc_step_jit is luajit+0x...): jit.p's
+# GC share beside the samples whose frame above the Lua ones is native.
+run_one luajit '^luajit;_start;' luajit
+native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+_\[vm\];luajit\+0x')
+luajit -jp=v "$script" $((2 * span)) >/tmp/ljgc-jpv.txt 2>&1
+jp_gc=$(awk '$2 == "Garbage" {sub(/%/, "", $1); print $1}' /tmp/ljgc-jpv.txt)
+note "luajit: native code above the Lua frames $native%; jit.p: Garbage Collector ${jp_gc:-?}%"
+# Tarantool's LuaJIT has its symbols: the GC steps and exits by name.
+run_one tarantool '^tarantool;coro_init;fiber_loop;' tarantool
+[ "$gc" -ge $((total / 10)) ] ||
+	fail "tarantool: few samples in GC steps from traces: the workload does not do what it says"
+[ "$gc_lua" -ge $((gc * 95 / 100)) ] || fail "tarantool: GC steps from traces not under the trace's Lua frames"
+[ "$ex_rooted" -ge $((ex * 95 / 100)) ] || fail "tarantool: trace exits not rooted"
+true

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * C code that LuaJIT's compiled code reached without a frame of the
+ * interpreter's, on a fake GC64 stack. A garbage collector's step called
+ * from a trace (F_JIT_AREAS): G->vmstate names no trace, but the JIT's
+ * code areas hold the return address; the Lua frames come from
+ * G->jit_base. A trace exit (F_JIT_EXIT): the sample in C code that
+ * vm_exit_handler called (lj_trace_exit), whose native frame lies in the
+ * interpreter's code with no cframe at its sp; the Lua frames come from
+ * L->base, which the handler has set. Both go on from the interpreter's
+ * cframe (L->cframe), and never from a frame the anchor does not prove.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake_mem.h"
+#include "desc4_of.h"
+#include "lj_gc64_desc.h"
+#include "unit.h"
+#include "walk.h"
+
+#define STACK	0x7ff000000000UL
+#define HEAP	0x10000000UL
+#define VM_LO	0x400000UL		/* the interpreter's code, the handler's too */
+#define VM_HI	0x401000UL
+#define HANDLER_RA (VM_LO + 0x800)	/* after the handler's call of lj_trace_exit */
+#define EXIT_C	0x600000UL		/* lj_trace_exit: no rules, a frame pointer */
+#define MAIN_RA	0x500100UL
+
+#define C_BP	(STACK + 0x40)		/* lj_trace_exit's frame */
+#define EX	(C_BP + 16)		/* the handler's rsp: ExitState */
+#define AR	(STACK + 0x400)		/* the interpreter's cframe */
+#define L	HEAP			/* gct +9, base +0x20, stack +0x38, cframe +0x50 */
+#define LS	(HEAP + 0x2000)
+#define G	(HEAP + 0x4000)		/* vmstate +0xb8, cur_L +0x170, jit_base +0x178, */
+					/* mcarea +0x180; DISPATCH = G + 0x100 */
+#define AREA1	0x7f0000000000UL	/* the JIT's code areas: the newest... */
+#define AREA2	0x7f0000100000UL	/* ...links to this one */
+#define TRACE_RA (AREA2 + 0x1234)	/* lj_gc_step_jit's return address */
+#define GC_C	0x610000UL		/* lj_gc_step: no rules, a frame pointer */
+#define GC_STATE	(~2)		/* ~LJ_VMST_GC */
+#define OUTER	(HEAP + 0x800)
+#define INNER	(HEAP + 0x840)
+#define PT_OUT	(HEAP + 0x1000)
+#define PT_IN	(HEAP + 0x1200)
+#define BC(pt)	((pt) + 0x68)
+#define F1	(LS + 0x10)
+#define F2	(F1 + 8 * (2 + 2))
+#define P1	(BC(PT_OUT) + 4 * 4)
+#define TFUNC	(0x1fff7ULL << 47)
+#define EXIT_STATE	(~3)		/* ~LJ_VMST_EXIT */
+#define VMB_STATE	1
+
+static u64 ips[64];
+
+static struct vmstack_vm_desc exit_desc(void)
+{
+	struct vmstack_vm_desc d = lj_gc64_desc(VM_LO, VM_HI);
+
+	d.flags |= VMSTACK_VM_F_JIT | VMSTACK_VM_F_JIT_EXIT;
+	d.jit_reg = VMSTACK_VM_REG_R14;
+	d.jit_anchor_adj = -0x100;
+	d.jit_id_off = 0xb8;
+	d.jit_state_off = 0x170;
+	d.jit_table_off = 0x200;
+	d.jit_count_off = 0x208;
+	d.jit_code_off = 0x58;
+	d.jit_size_off = 0x54;
+	d.jit_top_off = 0x178;
+	d.flags |= VMSTACK_VM_F_JIT_AREAS;
+	d.jit_area_off = 0x180;
+	d.jit_areas_max = 4;
+	d.exit_anchor_off = 16 * 8 + 14 * 8;
+	d.exit_state = EXIT_STATE;
+	d.exit_gc_state = GC_STATE;
+	return d;
+}
+
+static void lj_fn(unsigned long fn, unsigned long pc)
+{
+	fake_put8(fn + 9, 8);
+	fake_put64(fn + 0x20, pc);
+}
+
+/* outer (entered from C) called inner, whose trace exits; L->base is inner's. */
+static void exit_stack(void)
+{
+	fake_mem_reset();
+	fake_mem_map(STACK, 0x10000);
+	fake_mem_map(HEAP, 0x10000);
+	fake_mem_map(AREA1, 0x1000);
+	fake_mem_map(AREA2, 0x1000);
+	lj_fn(OUTER, BC(PT_OUT));
+	lj_fn(INNER, BC(PT_IN));
+	fake_put32(PT_OUT + 0xc, 16);
+	fake_put32(PT_IN + 0xc, 16);
+	fake_put32(P1 - 4, 2 << 8 | 0x42);	/* CALL A=2 */
+	fake_put64(F1 - 8, TFUNC | OUTER);
+	fake_put64(F1, (F1 - LS) | 1);		/* FRAME_C */
+	fake_put64(F2 - 8, TFUNC | INNER);
+	fake_put64(F2, P1);
+	fake_put8(L + 9, 6);
+	fake_put64(L + 0x20, F2 + 8);
+	fake_put64(L + 0x38, LS);
+	fake_put64(L + 0x50, AR | 1);		/* a flag bit, masked */
+	fake_put64(AR + 0x10, L);
+	fake_put64(AR + 0x40, 0);
+	fake_put64(AR + 0x48, MAIN_RA);
+	fake_put32(G + 0xb8, (u32)EXIT_STATE);
+	fake_put64(G + 0x170, L);
+	fake_put64(G + 0x178, F2 + 8);		/* the trace's BASE: inner's */
+	fake_put64(G + 0x180, AREA1);
+	fake_put64(AREA1, AREA2);		/* MCLink: next, size */
+	fake_put64(AREA1 + 8, 0x10000);
+	fake_put64(AREA2, 0);
+	fake_put64(AREA2 + 8, 0x10000);
+	/* lj_trace_exit's frame, then the handler's saved r14. */
+	fake_put64(C_BP, 0);
+	fake_put64(C_BP + 8, HANDLER_RA);
+	fake_put64(EX + 16 * 8 + 14 * 8, G + 0x100);
+}
+
+static unsigned int exit_walk(const struct vmstack_vm_desc *d, unsigned long ip,
+			      unsigned long sp, unsigned long bp, struct vmstack_walk *w)
+{
+	*w = (struct vmstack_walk){ .ips = ips, .max = 64, .ip = ip, .sp = sp, .regs = { 0 },
+				    .reads_left = VMSTACK_MAX_READS, .deadline = ~0ULL,
+				    .vms = desc4_of(d, 1), .nr_vms = 1 };
+	w->regs[VMSTACK_VM_REG_RBP] = bp;
+	w->regs[VMSTACK_VM_REG_R14] = G + 0x100;	/* DISPATCH, unless C code reused it */
+	memset(ips, 0, sizeof(ips));
+	return vmstack_walk_user(w);
+}
+
+static u64 word(unsigned int kind, u64 value)
+{
+	return vmstack_vmw(kind, 0, value);
+}
+
+UNIT_TEST(walk_lj_trace_exit)
+{
+	struct vmstack_vm_desc d = exit_desc();
+	struct vmstack_walk w;
+
+	CHECK(vmstack_desc3_check(&d) == NULL);
+	d.flags |= VMSTACK_VM_F_JIT_NEAR | VMSTACK_VM_F_CONT_BOTTOM;
+	d.jit_near_max = 16;
+	fprintf(stderr, "  LuaJIT's program (GC64, every flag luajit.c sets): %u of %u instructions\n",
+		desc4_of(&d, 1)->prog_len, VMSTACK_VM4_PROG_MAX);
+	d = exit_desc();
+	exit_stack();
+	/* lj_trace_exit, inner and outer (from L->base), then main. */
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 6);
+	CHECK(ips[0] == EXIT_C);
+	CHECK(ips[1] == word(VMSTACK_VMW_SCRIPT, PT_IN));
+	CHECK(ips[3] == word(VMSTACK_VMW_SCRIPT, PT_OUT) && ips[4] == P1);
+	CHECK(ips[5] == MAIN_RA);
+	CHECK(w.flags == VMSTACK_SF_VM);
+	/* lj_trace_exit's protected call (lj_vm_cpcall) linked its cframe below. */
+	fake_put64(STACK + 0x20 + 0x20, AR | 1);
+	fake_put64(L + 0x50, STACK + 0x20);
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 6 && ips[5] == MAIN_RA);
+	fake_put64(L + 0x50, AR | 1);
+	/* lj_trace_exit stepping the GC: the same. */
+	fake_put32(G + 0xb8, (u32)GC_STATE);
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 6 && ips[5] == MAIN_RA);
+	/* G->vmstate a trace's number: no exit; the handler's frame stays, cut. */
+	fake_put32(G + 0xb8, 7);
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 3);
+	CHECK(ips[1] == word(VMSTACK_VMW_BROKEN, VMB_STATE) && ips[2] == HANDLER_RA);
+	/* The saved r14 not a DISPATCH: the same. */
+	fake_put32(G + 0xb8, (u32)EXIT_STATE);
+	fake_put64(EX + 16 * 8 + 14 * 8, G + 0x1000);
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 3);
+	CHECK(ips[1] == word(VMSTACK_VMW_BROKEN, VMB_STATE));
+	/* Sampled in the handler's own code: L->base may be stale; no walk. */
+	fake_put64(EX + 16 * 8 + 14 * 8, G + 0x100);
+	CHECK(exit_walk(&d, HANDLER_RA, EX, 0, &w) == 2);
+	CHECK(ips[0] == word(VMSTACK_VMW_BROKEN, VMB_STATE) && ips[1] == HANDLER_RA);
+	/* Without F_JIT_EXIT, as before: cut. */
+	d.flags &= ~VMSTACK_VM_F_JIT_EXIT;
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 3);
+	CHECK(ips[1] == word(VMSTACK_VMW_BROKEN, VMB_STATE));
+}
+
+UNIT_TEST(walk_lj_gc_step_from_trace)
+{
+	struct vmstack_vm_desc d = exit_desc();
+	unsigned long seen[VMSTACK_VM_MAX] = { 0 };
+	struct vmstack_walk w;
+
+	exit_stack();
+	fake_put32(G + 0xb8, (u32)GC_STATE);
+	fake_put64(C_BP + 8, TRACE_RA);
+	/* lj_gc_step, then inner and outer (from jit_base), then main: no trace frame. */
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 6);
+	CHECK(ips[0] == GC_C);
+	CHECK(ips[1] == word(VMSTACK_VMW_SCRIPT, PT_IN));
+	CHECK(ips[3] == word(VMSTACK_VMW_SCRIPT, PT_OUT) && ips[4] == P1);
+	CHECK(ips[5] == MAIN_RA && w.flags == VMSTACK_SF_VM);
+	/* r14 reused by the GC's C code: only the anchor proved before serves. */
+	w = (struct vmstack_walk){ .ips = ips, .max = 64, .ip = GC_C, .sp = C_BP - 8,
+				   .reads_left = VMSTACK_MAX_READS, .deadline = ~0ULL,
+				   .vms = desc4_of(&d, 1), .nr_vms = 1, .jit_seen = seen };
+	w.regs[VMSTACK_VM_REG_RBP] = C_BP;
+	w.regs[VMSTACK_VM_REG_R14] = 0x1234;
+	memset(ips, 0, sizeof(ips));
+	CHECK(vmstack_walk_user(&w) == 2 && ips[1] == TRACE_RA);
+	seen[0] = G;
+	w.n = 0;
+	w.flags = 0;
+	w.reads_left = VMSTACK_MAX_READS;
+	w.jit_done = w.jit_dead = 0;
+	memset(ips, 0, sizeof(ips));
+	CHECK(vmstack_walk_user(&w) == 6 && ips[5] == MAIN_RA);
+	/* An area not page-aligned, or larger than any, proves nothing. */
+	fake_put64(G + 0x180, AREA1 + 8);
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 2 && ips[1] == TRACE_RA);
+	fake_put64(G + 0x180, AREA1);
+	fake_put64(AREA1 + 8, ~0UL);
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 2 && ips[1] == TRACE_RA);
+	/* A return address in no area (past each one's size): unclaimed. */
+	fake_put64(AREA1 + 8, 0x100);
+	fake_put64(AREA2 + 8, 0x100);
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 2 && ips[1] == TRACE_RA);
+	/* Without F_JIT_AREAS, as before: the stack ends at the trace. */
+	fake_put64(AREA2 + 8, 0x10000);
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 6);
+	d.flags &= ~VMSTACK_VM_F_JIT_AREAS;
+	d.jit_area_off = 0;
+	d.jit_areas_max = 0;
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 2 && ips[1] == TRACE_RA);
+}
