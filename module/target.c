@@ -233,6 +233,11 @@ int vmstack_vm_add(struct vmstack_session *s, struct vmstack_proc *p,
 			       "VM descriptor uses fields this module does not know (a newer ABI minor)");
 		return -EOPNOTSUPP;
 	}
+	/* Shorter: an older minor's whole struct, no part of a field. */
+	if (len < sizeof(*d) && len != VMSTACK_VM4_DESC_SIZE_4_0) {
+		NL_SET_ERR_MSG(extack, "VM descriptor: its length is no ABI 4 minor's struct");
+		return -EINVAL;
+	}
 	if (p->nr_vms == VMSTACK_VM_MAX) {
 		NL_SET_ERR_MSG(extack, "too many VM descriptors for this process");
 		return -ENOSPC;

@@ -158,6 +158,22 @@ UNIT_TEST(vm_prog_check_fields)
 	refused("near", -1);
 	d.jit_near_max = VMSTACK_VM_JIT_NEAR_MAX + 1;
 	refused("near", -1);
+	/* 4.1: code areas, with F4_JIT and 1..64 of them; their fields 0 without. */
+	good();
+	d.flags = VMSTACK_VM4_F_JIT_AREAS;
+	d.jit_areas_max = 4;
+	refused("without F4_JIT", -1);
+	good();
+	d.jit_area_off = 8;
+	refused("without F4_JIT_AREAS", -1);
+	good();
+	d.flags = VMSTACK_VM4_F_JIT | VMSTACK_VM4_F_JIT_AREAS;
+	d.jit_reg = VMSTACK_VM_REG_R14;
+	refused("code areas", -1);
+	d.jit_areas_max = VMSTACK_VM_JIT_AREAS_MAX + 1;
+	refused("code areas", -1);
+	d.jit_areas_max = VMSTACK_VM_JIT_AREAS_MAX;
+	CHECK(vmstack_vm_desc4_check(&d) == NULL);
 }
 
 UNIT_TEST(vm_prog_check_insns)

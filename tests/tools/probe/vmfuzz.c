@@ -47,6 +47,12 @@ static void random_jit(struct vmstack_vm_desc4 *d)
 	d->jit_root_off = jit_off(0x6c);
 	d->jit_side_off = jit_off(0x70);
 	d->jit_near_max = rand() % 4 ? 16 : (uint32_t)rand() % 40;
+	/* 4.1's code areas: the list right, garbage, or looping. */
+	if (rand() % 2) {
+		d->flags |= VMSTACK_VM4_F_JIT_AREAS;
+		d->jit_area_off = jit_off(0xec0);
+		d->jit_areas_max = rand() % 4 ? VMSTACK_VM_JIT_AREAS_MAX : (uint32_t)rand() % 80;
+	}
 	/* An anchor through a pointer variable: in the stack, or wild. */
 	d->jit_anchor_ptr = rand() % 2 ? 0x7ffffffde000ULL + (uint64_t)(rand() % 4096) * 8 :
 				       (uint64_t)rand() << (rand() % 40);
@@ -180,7 +186,12 @@ static void repair(struct vmstack_vm_desc4 *d)
 			if (d->flags & VMSTACK_VM4_F_JIT)
 				d->flags &= ~VMSTACK_VM4_F_NATIVE_STEP;
 			else
-				d->flags &= ~(VMSTACK_VM4_F_JIT_NEAR | VMSTACK_VM4_F_JIT_REF32);
+				d->flags &= ~(VMSTACK_VM4_F_JIT_NEAR | VMSTACK_VM4_F_JIT_REF32 |
+					      VMSTACK_VM4_F_JIT_AREAS);
+			if (!(d->flags & VMSTACK_VM4_F_JIT_AREAS))
+				d->jit_area_off = d->jit_areas_max = 0;
+			else
+				d->jit_areas_max = 1 + d->jit_areas_max % VMSTACK_VM_JIT_AREAS_MAX;
 			if (d->jit_reg == VMSTACK_VM_REG_NONE)
 				d->jit_anchor_ptr = 0x1000 + (d->jit_anchor_ptr & 0x7ffffffeff8ULL);
 			d->jit_near_max = 1 + d->jit_near_max % VMSTACK_VM_JIT_NEAR_MAX;
@@ -250,6 +261,9 @@ static size_t random_len(struct long_desc *d)
 	memset(d->tail, 0, sizeof(d->tail));
 	if (pick == 0)
 		len = (size_t)rand() % sizeof(d->desc);
+	/* ABI 4.0's length, which a 4.1 module takes. */
+	if (pick == 4)
+		len = VMSTACK_VM4_DESC_SIZE_4_0;
 	if (pick == 1)
 		len = sizeof(d->desc) + 8 * (1 + rand() % 8);
 	if (pick == 2) {
@@ -265,18 +279,23 @@ static size_t random_len(struct long_desc *d)
 /* Must the module take @d, sent in @len bytes? As its check says. */
 static int should_take(const struct long_desc *d, size_t len)
 {
+	static struct vmstack_vm_desc4 as_sent;
 	unsigned int i;
 
-	if (len < sizeof(d->desc) || d->desc.size != len)
+	if (d->desc.size != len ||
+	    (len < sizeof(d->desc) && len != VMSTACK_VM4_DESC_SIZE_4_0))
 		return 0;
-	for (i = 0; i < len - sizeof(d->desc); i++)
+	for (i = 0; len > sizeof(d->desc) && i < len - sizeof(d->desc); i++)
 		if (d->tail[i])
 			return 0;
+	/* ABI 4.0's length: the fields past it are 0 in the module's copy. */
+	memset(&as_sent, 0, sizeof(as_sent));
+	memcpy(&as_sent, &d->desc, len < sizeof(as_sent) ? len : sizeof(as_sent));
 	/* The check here allows 5-level paging; the guest has 4 levels. */
 	for (i = 0; i < VMSTACK_VM4_RANGES; i++)
-		if (d->desc.ranges[i].end > USER_END)
+		if (as_sent.ranges[i].end > USER_END)
 			return 0;
-	return vmstack_vm_desc4_check(&d->desc) == NULL;
+	return vmstack_vm_desc4_check(&as_sent) == NULL;
 }
 
 int vmfuzz(int pid, double secs, unsigned seed)
