@@ -243,7 +243,7 @@ static void trace_exit(struct desc3_tr *t, vm_label no_state)
 		vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
 		vm_prog_ld(p, 8, 0, R_A, R_A, 0, no_state);
 	} else {
-		/* R_AR is still sp + ar_off away from the sampled frame. */
+		/* R_AR is still the frame's sp + ar_off (not the sampled frame). */
 		vm_prog_ld(p, 8, 0, R_A, R_AR, d->exit_anchor_off - d->ar_off, no_state);
 	}
 	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);

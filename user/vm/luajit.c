@@ -248,32 +248,33 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	 * or whose exit was patched to jump to it (a side trace: on its
 	 * root's nextside chain).
 	 */
-	/*
-	 * A trace exit: vm_exit_handler has stored the trace's BASE in
-	 * L->base when it calls lj_trace_exit, which restores the frames the
-	 * trace kept in registers; the interpreter's cframe is L->cframe.
-	 */
-	if (d->flags & VMSTACK_VM_F_JIT) {
-		/*
-		 * lj_gc_step_jit, which compiled code calls, runs the GC
-		 * with G->vmstate ~LJ_VMST_GC, no trace's number; and exit
-		 * stubs are in no trace. Both lie in the JIT's code areas
-		 * (lj_mcode.c: each starts with an MCLink, next then size),
-		 * and G->jit_base is the trace's BASE throughout.
-		 */
-		d->flags |= VMSTACK_VM_F_JIT_AREAS;
-		d->jit_area_off = lj->g_j_mcarea;
-		d->jit_areas_max = VMSTACK_VM_JIT_AREAS_MAX;
-		d->flags |= VMSTACK_VM_F_JIT_EXIT;
-		d->exit_anchor_off = fr->exit_dispatch;
-		d->exit_state = lj->vmst_exit;
-		/* lj_trace_exit steps the GC when the trace exited for it. */
-		d->exit_gc_state = lj->vmst_gc;
-	}
 	d->jit_link_off = lj->tr_link;
 	d->jit_root_off = lj->tr_root;
 	d->jit_side_off = lj->tr_nextside;
 	d->jit_near_max = 16;
+	if (!(d->flags & VMSTACK_VM_F_JIT))
+		return;
+	/*
+	 * lj_gc_step_jit, which compiled code calls, runs the GC with
+	 * G->vmstate ~LJ_VMST_GC, no trace's number; exit stubs are in no
+	 * trace. Both lie in the JIT's code areas (lj_mcode.c: each starts
+	 * with an MCLink, next then size), and G->jit_base is the trace's
+	 * BASE throughout. Upstream's 512 KiB of 64 KiB areas are 8;
+	 * OpenResty's 40 MiB would be 640: the newest 64 are searched.
+	 */
+	d->flags |= VMSTACK_VM_F_JIT_AREAS;
+	d->jit_area_off = lj->g_j_mcarea;
+	d->jit_areas_max = VMSTACK_VM_JIT_AREAS_MAX;
+	/*
+	 * A trace exit: vm_exit_handler has stored the trace's BASE in
+	 * L->base when it calls lj_trace_exit, which restores the frames
+	 * the trace kept in registers (and steps the GC when the trace
+	 * exited for it); the interpreter's cframe is in L->cframe's chain.
+	 */
+	d->flags |= VMSTACK_VM_F_JIT_EXIT;
+	d->exit_anchor_off = fr->exit_dispatch;
+	d->exit_state = lj->vmst_exit;
+	d->exit_gc_state = lj->vmst_gc;
 }
 
 static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
