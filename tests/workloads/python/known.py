@@ -112,12 +112,10 @@ def run_split(deadline):
             return rounds
 
 
-def run_weighted(deadline, parts, settle=0.0):
+def run_weighted(deadline, parts):
     """Run (function, share) parts until deadline, each round the one
     furthest behind its share of the CPU time measured so far. Returns
-    the CPU seconds each part got. With settle, past the deadline for up
-    to settle more seconds while a part is 3 points or more off its share
-    (one slow round near the end can leave a part far behind)."""
+    the CPU seconds each part got."""
     spent = [0.0] * len(parts)
     runs = [0] * len(parts)
     while True:
@@ -126,12 +124,7 @@ def run_weighted(deadline, parts, settle=0.0):
         parts[i][0]()
         spent[i] += time.process_time() - t0
         runs[i] += 1
-        now = time.monotonic()
-        if now < deadline or min(runs) == 0:
-            continue
-        total = sum(spent) or 1.0
-        off = max(abs(spent[j] / total - parts[j][1]) for j in range(len(parts)))
-        if off < 0.03 or now >= deadline + settle:
+        if time.monotonic() >= deadline and min(runs) > 0:
             return spent
 
 # ------------------------------------------------------------- sandwich
@@ -315,8 +308,7 @@ def run_gen(deadline):
         gen_chunk()
         async_chunk()
         deadline += time.monotonic() - t0
-        return run_weighted(deadline, [(gen_chunk, 0.5), (async_chunk, 0.5)],
-                            settle=deadline - t0)
+        return run_weighted(deadline, [(gen_chunk, 0.5), (async_chunk, 0.5)])
     finally:
         loop.close()
 
