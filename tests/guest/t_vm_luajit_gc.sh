@@ -1,6 +1,6 @@
 # LuaJIT with its JIT on, allocating (gc_heavy.lua): Debian's luajit (GC64,
 # the trace's anchor in r14) and Tarantool (32-bit references, the anchor
-# variable). jit.p's v mode puts 40-45% of the time in the garbage
+# variable). jit.p's v mode puts 28-44% of the time in the garbage
 # collector, whose steps compiled code calls (lj_gc_step_jit), and trace
 # exits call lj_trace_exit from vm_exit_handler: both run C code above a
 # trace that keeps no frame chain. Their samples stay under the Lua
