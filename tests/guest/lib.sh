@@ -55,6 +55,22 @@ within() {
 		exit 0
 	}' "${@:2}"
 }
+# split_about A B R: A and B samples fit a known split of R to 1, the
+# share A/(A+B) within 4 standard deviations of sampling's binomial spread
+# (at least 4.5 points) of R/(R+1). A fixed ratio band is too tight for a
+# few hundred samples: 348/147 (a 2.4 sigma draw at 495) failed 2.4-3.75.
+split_about() {
+	awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN {
+		n = a + b; p = r / (r + 1)
+		if (n <= 0)
+			exit 1
+		tol = 4 * sqrt(p * (1 - p) / n)
+		if (tol < 0.045)
+			tol = 0.045
+		d = a / n - p
+		exit !(d <= tol && d >= -tol)
+	}'
+}
 # lua_getinfo_names LUA SCRIPT ARGS...: run SCRIPT with interpreter LUA
 # under a call hook that prints, once per function, "LINEDEFINED NAME" as
 # Lua's own debug.getinfo(f, "n") names it (nothing for one it names not:

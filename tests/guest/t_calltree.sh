@@ -19,5 +19,5 @@ note "hot=$hot cold=$cold total=$total"
 [ $((100 * (hot + cold) / total)) -ge 90 ] || fail "known stacks are under 90% of samples"
 ratio=$(awk -v h=$hot -v c=$cold 'BEGIN {printf "%.2f", h / c}')
 note "hot/cold ratio $ratio (expected 3)"
-awk -v r=$ratio 'BEGIN {exit !(r > 2.4 && r < 3.75)}' || fail "ratio $ratio is not about 3"
+split_about "$hot" "$cold" 3 || fail "ratio $ratio is not about 3"
 grep -q "0 lost" /tmp/rec.err || fail "samples were lost"

@@ -35,8 +35,7 @@ hot=$(of "^calltree \\($c\\);(.*;)?main;run;hot_three;spin(;[^;]*_\\[k\\])* ")
 cold=$(of "^calltree \\($c\\);(.*;)?main;run;cold_one;spin(;[^;]*_\\[k\\])* ")
 note "calltree: hot=$hot cold=$cold of $nc"
 [ $((100 * (hot + cold) / nc)) -ge 90 ] || fail "calltree's known stacks are under 90% of its samples"
-awk -v h="$hot" -v c="$cold" 'BEGIN {exit !(c > 0 && h / c > 2.4 && h / c < 3.75)}' ||
-	fail "calltree's hot/cold ratio is not about 3"
+split_about "$hot" "$cold" 3 || fail "calltree's hot/cold ratio is not about 3"
 # LuaJIT and CPython: their VM frames merged (each process's descriptors).
 lj=$(of "^luajit \\($l\\);.*work\\.lua:[0-9]+_\\[vm\\]")
 py=$(of "^python3.11 \\($y\\);.*known\\.py:[0-9]+\\)_\\[vm\\]")

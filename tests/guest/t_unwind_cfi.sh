@@ -17,7 +17,7 @@ cold=$(sum ';__libc_start_main;[^ ]*;main;run;cold_one;spin(;[^;]*_\[k\])* ' /tm
 known=$(sum '^[^;]*;_start;__libc_start_main;[^ ]*;main;run[; ]' /tmp/cfi.folded)
 note "complete known stacks: $known of $total (hot $hot cold $cold)"
 [ $((100 * known / total)) -ge 90 ] || fail "under 90% of samples have the complete known stack"
-awk -v h=$hot -v c=$cold 'BEGIN {r = h / c; exit !(r > 2.4 && r < 3.75)}' || fail "hot/cold is not about 3"
+split_about "$hot" "$cold" 3 || fail "hot/cold is not about 3"
 grep -q 'unwind rules: [1-9]' /tmp/cfi.err || fail "no unwind rules uploaded"
 vmstack-record -q --unwind fp -o /tmp/fp.folded -- $w 1 || fail "record --unwind fp failed"
 fp=$(sum ';main;run;(hot_three|cold_one);spin ' /tmp/fp.folded)

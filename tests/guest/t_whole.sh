@@ -73,8 +73,7 @@ lu=$(of "^lua5.4 \\($u\\);.*known54\\.lua:[0-9]+_\\[vm\\]")
 py=$(of "^python3.11 \\($y\\);.*known\\.py:[0-9]+\\)_\\[vm\\]")
 lt=$(of "^luajit \\($late\\);.*work\\.lua:[0-9]+_\\[vm\\]")
 note "calltree hot/cold $hot/$cold; VM frames: luajit $lj/$nl, lua5.4 $lu/$nu, python3.11 $py/$ny, late luajit $lt/$nlate"
-awk -v h="$hot" -v c="$cold" 'BEGIN {exit !(c > 0 && h / c > 2.4 && h / c < 3.75)}' ||
-	{ cleanup; fail "calltree's hot/cold ratio is not about 3"; }
+split_about "$hot" "$cold" 3 || { cleanup; fail "calltree's hot/cold ratio is not about 3"; }
 for p in "$lj $nl" "$lu $nu" "$py $ny" "$lt $nlate"; do
 	set -- $p
 	[ $((100 * $1 / $2)) -ge 85 ] || { cleanup; fail "VM frames in under 85% of a VM's samples ($1 of $2)"; }
