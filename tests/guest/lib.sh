@@ -13,6 +13,21 @@ scale=${VMSTACK_TIME_SCALE:-1}
 # on a slow kernel as on a fast one: recordings (and the workloads they
 # time) stretch by at most 2, waits and limits by the whole scale.
 span=$((scale < 2 ? scale : 2))
+# release_only WHAT: 0 on the release kernel; on the debug kernel
+# (scripts/check-debug: KASAN, lockdep, kmemleak, UBSAN; 3 to 8 times
+# slower, in a lane of 3,600 s) says in the log that WHAT runs on the
+# release kernel only, and returns 1. For parts whose result does not
+# depend on the kernel (the recorder's own sanitizers, where a layout
+# came from) or whose programs another part of the same test runs there.
+release_only() {
+	case $(uname -r) in
+	*-vmstack-debug)
+		note "debug kernel: $* (release kernel only)"
+		return 1
+		;;
+	esac
+	return 0
+}
 # wait_until SECONDS COMMAND...: poll until COMMAND succeeds.
 wait_until() {
 	local limit=$(($1 * scale)) i=0
