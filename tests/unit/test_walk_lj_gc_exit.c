@@ -7,7 +7,8 @@
  * G->jit_base. A trace exit (F_JIT_EXIT): the sample in C code that
  * vm_exit_handler called (lj_trace_exit), whose native frame lies in the
  * interpreter's code with no cframe at its sp; the Lua frames come from
- * L->base, which the handler has set. Both go on from the interpreter's
+ * L->base, which the handler has set (in the handler's own code, from
+ * jit_base until it clears it). Both go on from the interpreter's
  * cframe (L->cframe), and never from a frame the anchor does not prove.
  */
 #include <stdio.h>
@@ -149,7 +150,8 @@ UNIT_TEST(walk_lj_trace_exit)
 		desc4_of(&d, 1)->prog_len, VMSTACK_VM4_PROG_MAX);
 	d = exit_desc();
 	exit_stack();
-	/* lj_trace_exit, inner and outer (from L->base), then main. */
+	/* lj_trace_exit, inner and outer (from L->base; jit_base cleared), then main. */
+	fake_put64(G + 0x178, 0);
 	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 6);
 	CHECK(ips[0] == EXIT_C);
 	CHECK(ips[1] == word(VMSTACK_VMW_SCRIPT, PT_IN));
@@ -173,9 +175,25 @@ UNIT_TEST(walk_lj_trace_exit)
 	fake_put64(EX + 16 * 8 + 14 * 8, G + 0x1000);
 	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 3);
 	CHECK(ips[1] == word(VMSTACK_VMW_BROKEN, VMB_STATE));
-	/* Sampled in the handler's own code: L->base may be stale; no walk. */
+	/*
+	 * Sampled in the handler's own code, before it has moved jit_base to
+	 * L->base: L->base is older (outer's), the frames start at jit_base
+	 * (inner's). The handler's frame is not shown; main follows.
+	 */
 	fake_put64(EX + 16 * 8 + 14 * 8, G + 0x100);
-	CHECK(exit_walk(&d, HANDLER_RA, EX, 0, &w) == 2);
+	fake_put64(L + 0x20, F1 + 8);
+	fake_put64(G + 0x178, F2 + 8);
+	CHECK(exit_walk(&d, HANDLER_RA, EX, 0, &w) == 5);
+	CHECK(ips[0] == word(VMSTACK_VMW_SCRIPT, PT_IN));
+	CHECK(ips[2] == word(VMSTACK_VMW_SCRIPT, PT_OUT) && ips[3] == P1);
+	CHECK(ips[4] == MAIN_RA && w.flags == VMSTACK_SF_VM);
+	/* ...and after it cleared jit_base: from L->base (here outer's). */
+	fake_put64(G + 0x178, 0);
+	CHECK(exit_walk(&d, HANDLER_RA, EX, 0, &w) == 3);
+	CHECK(ips[0] == word(VMSTACK_VMW_SCRIPT, PT_OUT) && ips[2] == MAIN_RA);
+	fake_put64(L + 0x20, F2 + 8);
+	/* Before its ExitState is laid out: the saved r14 is not there; cut. */
+	CHECK(exit_walk(&d, HANDLER_RA, EX + 8, 0, &w) == 2);
 	CHECK(ips[0] == word(VMSTACK_VMW_BROKEN, VMB_STATE) && ips[1] == HANDLER_RA);
 	/* Without F_JIT_EXIT, as before: cut. */
 	d.flags &= ~VMSTACK_VM_F_JIT_EXIT;

@@ -193,16 +193,18 @@ enum vmstack_vm_link {
  * (User space only, after ABI 3.6.) F_JIT and STATE_AR: a trace exit.
  * The VM's exit handler calls C code that restores the VM's frames from
  * a snapshot; its native frame lies in the code range but holds no AR.
- * A native frame there, not the sampled one, whose AR holds no sane
- * state, is the exit handler's if the s32 at A + jit_id_off is
+ * A native frame there (the sampled one too) whose AR holds no sane
+ * state is the exit handler's if the s32 at A + jit_id_off is
  * exit_state, A being the anchor register the handler saved at sp +
  * exit_anchor_off, plus jit_anchor_adj (with jit_reg NONE: the anchor
  * variable's, as for compiled code), or exit_gc_state (the exit drives
  * a garbage collector's step: the trace exited for it). Its frames are
- * the state's (*(A + jit_state_off)) from its top (top_off), and its
- * AR the first of the state's chain (state_ar_off, then ar_prev_off,
- * each less ar_mask; F_AR_CHAIN) above the frame: the exit's own
- * protected calls link theirs below it.
+ * the state's (*(A + jit_state_off)), from the compiled code's top
+ * (*(A + jit_top_off)) while that is not 0 (the handler's own code
+ * before it hands the top to the state), else from the state's top
+ * (top_off); its AR the first of the state's chain (state_ar_off, then
+ * ar_prev_off, each less ar_mask; F_AR_CHAIN) above the frame: the
+ * exit's own protected calls link theirs below it.
  */
 #define VMSTACK_VM_F_JIT_EXIT		(1U << 17)
 /*

@@ -228,29 +228,30 @@ static void walk_from_state(struct desc3_tr *t)
 /*
  * F_JIT_EXIT: a native frame whose AR holds no sane state is the trace
  * exit handler's (desc3.h) if the anchor it saved names a VM in a trace
- * exit; else, and at the sampled frame (the handler's own code, before
- * it has set L->base), on to @no_state.
+ * exit; else on to @no_state. The frames start at the compiled code's
+ * top while the handler has not cleared it (sampled in its own code:
+ * the state's top may be older), else at the state's (@from_state).
  */
-static void trace_exit(struct desc3_tr *t, vm_label no_state)
+static void trace_exit(struct desc3_tr *t, vm_label no_state, vm_label from_state)
 {
 	const struct vmstack_vm_desc *d = t->d;
 	struct vm_prog *p = &t->p;
 	vm_label in_exit = vm_prog_label(p), loop = vm_prog_label(p);
 	vm_label above = vm_prog_label(p);
 
-	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, R_BITS, B_LEAF, no_state);
 	if (d->jit_reg == VMSTACK_VM_REG_NONE) {
 		vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
 		vm_prog_ld(p, 8, 0, R_A, R_A, 0, no_state);
 	} else {
-		/* R_AR is still the frame's sp + ar_off (not the sampled frame). */
-		vm_prog_ld(p, 8, 0, R_A, R_AR, d->exit_anchor_off - d->ar_off, no_state);
+		/* R_C: the frame's sp + ar_off (native() kept it). */
+		vm_prog_ld(p, 8, 0, R_A, R_C, d->exit_anchor_off - d->ar_off, no_state);
 	}
 	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);
 	vm_prog_ld(p, 4, 1, R_B, R_A, d->jit_id_off, no_state);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, R_B, d->exit_state, in_exit);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_B, d->exit_gc_state, no_state);
 	vm_prog_bind(p, in_exit);
+	desc3_ref(t, R_FRAME, R_A, d->jit_top_off, no_state);
 	desc3_ref(t, R_STATE, R_A, d->jit_state_off, no_state);
 	sane(t, no_state);
 	/*
@@ -258,7 +259,6 @@ static void trace_exit(struct desc3_tr *t, vm_label no_state)
 	 * handler's frame: a protected call the exit makes (lj_vm_cpcall)
 	 * links one of its own below it.
 	 */
-	vm_prog_alu(p, VMSTACK_VM4_MOV, R_C, R_AR);
 	vm_prog_ld(p, 8, 0, R_AR, R_STATE, d->state_ar_off, no_state);
 	mov_k(t, R_B, 0);
 	vm_prog_bind(p, loop);
@@ -270,7 +270,10 @@ static void trace_exit(struct desc3_tr *t, vm_label no_state)
 	vm_prog_ja(p, loop);
 	vm_prog_bind(p, above);
 	mov_k(t, R_PC, 0);
-	walk_from_state(t);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, R_FRAME, 0, from_state);
+	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_FRAME, d->top_adj);
+	mov_k(t, R_NEXT, 0);
+	vm_prog_ja(p, t->walk);
 }
 
 /*
@@ -290,6 +293,9 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	vm_prog_alu_k(p, VMSTACK_VM4_LSH_K, R_BITS, 9);		/* B_LEAF */
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_FRAME, 2);		/* bp */
 	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_AR, d->ar_off);	/* sp + ar_off */
+	/* Kept for trace_exit: at the sampled frame state() may move R_AR. */
+	if (d->flags & VMSTACK_VM_F_JIT_EXIT)
+		vm_prog_alu(p, VMSTACK_VM4_MOV, R_C, R_AR);
 	state(t, empty, no_state);
 	mov_k(t, R_PC, 0);
 	if (d->top_reg) {
@@ -333,7 +339,7 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	if (d->flags & VMSTACK_VM_F_JIT_EXIT) {
 		vm_label cut = vm_prog_label(p);
 
-		trace_exit(t, cut);
+		trace_exit(t, cut, from_state);
 		vm_prog_bind(p, cut);
 	}
 	mov_k(t, R_NEXT, 0);
