@@ -15,8 +15,8 @@ scale=${VMSTACK_TIME_SCALE:-1}
 span=$((scale < 2 ? scale : 2))
 # release_only WHAT: 0 on the release kernel; on the debug kernel
 # (scripts/check-debug: KASAN, lockdep, kmemleak, UBSAN; 3 to 8 times
-# slower, in a lane of 3,600 s) says in the log that WHAT runs on the
-# release kernel only, and returns 1. For parts whose result does not
+# slower, and its lane must fit CI's time) says in the log that WHAT runs
+# on the release kernel only, and returns 1. For parts whose result does not
 # depend on the kernel (the recorder's own sanitizers, where a layout
 # came from) or whose programs another part of the same test runs there.
 release_only() {
