@@ -293,7 +293,11 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	vm_prog_alu_k(p, VMSTACK_VM4_LSH_K, R_BITS, 9);		/* B_LEAF */
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_FRAME, 2);		/* bp */
 	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_AR, d->ar_off);	/* sp + ar_off */
-	/* Kept for trace_exit: at the sampled frame state() may move R_AR. */
+	/*
+	 * Kept for trace_exit: at the sampled frame state() may move R_AR
+	 * (to the leaf's AR); STATE_AR's code, which F_JIT_EXIT requires
+	 * (desc3_check.c), leaves R_C alone.
+	 */
 	if (d->flags & VMSTACK_VM_F_JIT_EXIT)
 		vm_prog_alu(p, VMSTACK_VM4_MOV, R_C, R_AR);
 	state(t, empty, no_state);
