@@ -62,6 +62,19 @@ static bool vmstack_vm_caller(struct vmstack_walk *w, const struct vmstack_vm_de
 	return true;
 }
 
+/*
+ * Does @ra, a return address, lie in code: a mapping with unwind rules, or
+ * a VM's entry range? Without rules (frame pointers only) nothing can be
+ * told, and it is taken.
+ */
+static bool vmstack_vm_in_code(struct vmstack_walk *w, unsigned long ra)
+{
+	bool hit;
+
+	return !w->rules || vmstack_uw_lookup_cached(w->rules, w->uw_cache, ra - 1, &hit) ||
+	       vmstack_vm_find(w, ra - 1);
+}
+
 /* Where a VM's compiled code objects are: a table of count entries. */
 struct vmstack_jit_table {
 	unsigned long table;
@@ -351,9 +364,21 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 		if (d->flags & VMSTACK_VM4_F_NATIVE_STEP)
 			return VMSTACK_SPLICE_NATIVE;
 		/* ...others drop it too, and go on from the registers its entry saved. */
-		if (ar && vmstack_vm_caller(w, d, r, ar, caller))
-			return VMSTACK_SPLICE_CALLER;
-		return VMSTACK_SPLICE_NATIVE;
+		if (!ar || !vmstack_vm_caller(w, d, r, ar, caller))
+			return VMSTACK_SPLICE_NATIVE;
+		/*
+		 * At the sampled frame the AR is where sp says, and sp may be
+		 * part-way through the entry's pushes or its exit's pops
+		 * (LuaJIT's lj_vm_leave_unw: the cframe unlinked, then add
+		 * rsp and four pops): a stale slot there passed for the
+		 * state, and its "return address" would be a frame never on
+		 * the stack. One that is no code ends the stack, cut.
+		 */
+		if (at_leaf && !vmstack_vm_in_code(w, caller->ip)) {
+			vmstack_vm_cut(w, d, VMSTACK_VMB_FRAME);
+			caller->ip = 0;
+		}
+		return VMSTACK_SPLICE_CALLER;
 	}
 	if (end >= VMSTACK_VM4_X_CUT) {
 		vmstack_vm_cut(w, d, end - VMSTACK_VM4_X_CUT);

@@ -12,6 +12,7 @@
  * cframe (L->cframe), and never from a frame the anchor does not prove.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake_mem.h"
@@ -248,4 +249,51 @@ UNIT_TEST(walk_lj_gc_step_from_trace)
 	d.jit_area_off = 0;
 	d.jit_areas_max = 0;
 	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 2 && ips[1] == TRACE_RA);
+}
+
+/*
+ * Sampled in the VM's exit from an activation (lj_vm_leave_unw: the
+ * cframe unlinked, then add rsp and pops): at sp + ar_off a stale slot
+ * names L, whose chain does not hold it (no frames of its own), and the
+ * "caller" it gives is no code. With rules, that ends the stack, cut;
+ * a caller in code with rules is taken as before.
+ */
+UNIT_TEST(walk_lj_leaf_unlinked)
+{
+	struct vmstack_vm_desc d = exit_desc();
+	struct vmstack_uw_table *t = calloc(1, sizeof(*t) + sizeof(t->rows[0]));
+	struct vmstack_uw_set *set = calloc(1, sizeof(*set) + sizeof(set->maps[0]));
+	const unsigned long s = STACK + 0x800;
+	struct vmstack_walk w;
+
+	t->span = 0x1000;
+	t->nrows = 1;
+	t->rows[0] = (struct vmstack_uw_row){ .start = 0, .cfa_off = 16,
+		.cfa = VMSTACK_UW_CFA_RSP, .rbp = VMSTACK_UW_RBP_SAME };
+	set->nr = 1;
+	set->maps[0] = (struct vmstack_uw_place){ .start = MAIN_RA & ~0xfffUL,
+						  .end = (MAIN_RA & ~0xfffUL) + 0x1000, .t = t };
+	exit_stack();
+	fake_put64(s + 0x10, L);		/* a stale SAVE_L */
+	fake_put64(s + 0x48, 0x268);		/* and a stale "return address" */
+	/* Frame pointers only: nothing tells it is no code (as before). */
+	CHECK(exit_walk(&d, VM_LO + 0x10, s, 0, &w) >= 1 && ips[0] == 0x268);
+	/* With rules: cut, and the stack ends. */
+	exit_walk(&d, VM_LO + 0x10, s, 0, &w);
+	w.rules = set;
+	w.n = 0;
+	w.flags = 0;
+	w.reads_left = VMSTACK_MAX_READS;
+	memset(ips, 0, sizeof(ips));
+	CHECK(vmstack_walk_user(&w) == 1);
+	CHECK(ips[0] == word(VMSTACK_VMW_BROKEN, 2) && (w.flags & VMSTACK_SF_VM_BROKEN));
+	/* A caller in code with rules: taken. */
+	fake_put64(s + 0x48, MAIN_RA);
+	w.n = 0;
+	w.flags = 0;
+	w.reads_left = VMSTACK_MAX_READS;
+	memset(ips, 0, sizeof(ips));
+	CHECK(vmstack_walk_user(&w) >= 1 && ips[0] == MAIN_RA);
+	free(t);
+	free(set);
 }
