@@ -15,6 +15,7 @@ void vmstack_frames_start(struct vmstack_frame_iter *it, const uint64_t *ips,
 	it->n = nr_kernel + nr_user;
 	it->i = 0;
 	it->in_kernel = !!(flags & VMSTACK_SF_IN_KERNEL);
+	it->past_leaf = 0;
 }
 
 static const enum vmstack_frame_kind vmw_kinds[8] = {
@@ -47,15 +48,25 @@ int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f)
 		/* A script frame's PC word follows it. */
 		if (f->kind == VMSTACK_FRAME_SCRIPT && it->i < it->n)
 			f->pc = it->ips[it->i++];
+		/*
+		 * A cut for no sane state, or for faults spent before the
+		 * walk, keeps the VM's native frame after it: at the leaf,
+		 * the sampled PC. Any other frame stands for the leaf.
+		 */
+		if (f->kind != VMSTACK_FRAME_CUT ||
+		    (f->value != VMSTACK_VMB_STATE && f->value != VMSTACK_VMB_FAULTS))
+			it->past_leaf = 1;
 		return 1;
 	}
 	/*
 	 * A user address. The first is the sampled PC unless the sample hit
 	 * the kernel: then it is where the kernel returns to, as are all
-	 * the others.
+	 * the others. (Named as a return address, an address at a
+	 * function's first instruction would be the previous function's.)
 	 */
 	f->kind = VMSTACK_FRAME_NATIVE;
-	f->ret = i > it->nr_kernel || it->in_kernel;
+	f->ret = it->past_leaf || it->in_kernel;
+	it->past_leaf = 1;
 	return 1;
 }
 

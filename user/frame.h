@@ -39,6 +39,7 @@ struct vmstack_frame_iter {
 	const uint64_t *ips;
 	unsigned int nr_kernel, n, i;
 	int in_kernel;		/* the sample hit kernel mode */
+	int past_leaf;		/* a user frame came: the next address is a return */
 };
 
 /* @flags: the sample's VMSTACK_SF_*. */

@@ -54,6 +54,26 @@ UNIT_TEST(frames_decode)
 	vmstack_frames_start(&it, ips + 2, 0, 1, 0);
 	CHECK(vmstack_frames_next(&it, &f[0]) && !f[0].ret);
 	CHECK(!vmstack_frames_next(&it, &f[0]));
+	/*
+	 * A VM part cut for no sane state keeps the sampled native frame
+	 * after the marker: exact (at a function's first instruction,
+	 * named as a return address, it was the previous function's:
+	 * LuaJIT's lj_vm_exit_interp shown as lj_vm_exit_handler). After
+	 * a cut for bad frames (3: the walk went on from the caller's
+	 * registers), a return address.
+	 */
+	{
+		const uint64_t cut[] = { vmstack_vmw(VMSTACK_VMW_BROKEN, 0, VMSTACK_VMB_STATE),
+					 0x5ee8e9, 0x401000 };
+
+		vmstack_frames_start(&it, cut, 0, 3, VMSTACK_SF_VM_BROKEN);
+		CHECK(vmstack_frames_next(&it, &f[0]) && f[0].kind == VMSTACK_FRAME_CUT);
+		CHECK(vmstack_frames_next(&it, &f[1]) && !f[1].ret);
+		CHECK(vmstack_frames_next(&it, &f[2]) && f[2].ret);
+		vmstack_frames_start(&it, ips + 7, 0, 2, VMSTACK_SF_VM_BROKEN);
+		CHECK(vmstack_frames_next(&it, &f[0]) && f[0].kind == VMSTACK_FRAME_CUT);
+		CHECK(vmstack_frames_next(&it, &f[1]) && f[1].ret && f[1].value == 0x402000);
+	}
 }
 
 static char *write_to_string(const struct vmstack_output *o, const struct vmstack_profile *p)
