@@ -95,6 +95,12 @@ static void random_desc(struct vmstack_vm_desc *d)
 		d->flags &= ~VMSTACK_VM_F_JIT_EXIT;
 	d->exit_anchor_off = (int32_t)((uint32_t)d->exit_anchor_off % 4096) & ~7;
 	d->jit_areas_max = 1 + d->jit_areas_max % VMSTACK_VM_JIT_AREAS_MAX;
+	/* The exit handler's first instructions, in the code, half the time. */
+	d->exit_entry_start = d->code_start + d->exit_entry_start % 0x1000;
+	d->exit_entry_end = d->exit_entry_end % 2 ? d->exit_entry_start + 1 +
+		d->exit_entry_end % VMSTACK_VM_EXIT_ENTRY_MAX : 0;
+	if (!(d->flags & VMSTACK_VM_F_JIT_EXIT))
+		d->exit_entry_end = 0;
 }
 
 UNIT_TEST(desc3_prog_takes_what_3_6_took)
@@ -154,6 +160,8 @@ UNIT_TEST(desc3_prog_takes_what_3_6_took)
 	d.ar_chain_max = d.jit_near_max = d.jit_areas_max = 4;
 	d.exit_anchor_off = 240;
 	d.exit_state = ~3;
+	d.exit_entry_start = 0x4ff000;
+	d.exit_entry_end = 0x4ff00f;
 	d.pc_unit = 4;
 	d.kind_max = 100;
 	err = vmstack_desc3_prog(&d, &d4);

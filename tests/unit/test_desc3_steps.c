@@ -132,6 +132,8 @@ static int real_luajit(struct vmstack_vm_desc *d)
 	    VMSTACK_DETECT_YES)
 		return 0;
 	*d = f.desc;
+	/* Moved to 4 KiB of code, which the exit handler's entry is not in. */
+	d->exit_entry_start = d->exit_entry_end = 0;
 	d->code_start = VM_LO;
 	d->code_end = VM_HI;
 	return 1;

@@ -58,6 +58,19 @@ static const struct vmstack_runtime *rt_named(const char *name)
 	return rt;
 }
 
+/* Is the return to the interpreter [from, to) in the file's addresses, as r.lo is? */
+static bool exit_entry(const struct found *r, uint64_t from, uint64_t to)
+{
+	uint64_t bias = r->f.desc.code_start - r->lo;
+
+	if (r->f.desc.exit_entry_start - bias == from && r->f.desc.exit_entry_end - bias == to)
+		return true;
+	fprintf(stderr, "  exit handler's entry %#llx..%#llx\n",
+		(unsigned long long)(r->f.desc.exit_entry_start - bias),
+		(unsigned long long)(r->f.desc.exit_entry_end - bias));
+	return false;
+}
+
 /* Code ranges from the project's notes on VM internals (Debian 12 files). */
 UNIT_TEST(luajit_builds_found)
 {
@@ -68,9 +81,12 @@ UNIT_TEST(luajit_builds_found)
 	CHECK(r.verdict == VMSTACK_DETECT_YES);
 	CHECK(r.lo == 0x704e0 && r.hi == 0x74525);
 	CHECK(r.f.desc.link == VMSTACK_VM_LINK_TAGGED_DELTA && r.f.desc.state_off == 0x10);
+	/* lj_vm_exit_interp's lea, mov, mov, mov rsp (objdump). */
+	CHECK(exit_entry(&r, 0x7418f, 0x7419e));
 	r = detect(lj, "/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2");
 	CHECK(r.verdict == VMSTACK_DETECT_YES);
 	CHECK(r.lo == 0x8d70 && r.hi == 0xcdb5);
+	CHECK(exit_entry(&r, 0xca1f, 0xca2e));
 	/* Not LuaJIT: not claimed, whatever the file. */
 	CHECK(detect(lj, "/usr/bin/lua5.4").verdict == VMSTACK_DETECT_NO);
 	CHECK(detect(lj, "/usr/bin/python3.11").verdict == VMSTACK_DETECT_NO);
@@ -106,6 +122,8 @@ UNIT_TEST(luajit_production_builds)
 	CHECK(r.f.desc.flags & VMSTACK_VM_F_JIT);
 	CHECK(strstr(r.f.build_name, "32-bit references") &&
 	      strstr(r.f.build_name, "DWARF"));
+	/* lj_vm_exit_interp's "add rsp, 16" (its symbol, and objdump). */
+	CHECK(exit_entry(&r, 0x5ee8e9 - 0x400000, 0x5ee8ed - 0x400000));
 
 	r = detect(lj, OPENRESTY_LIB);
 	CHECK(r.verdict == VMSTACK_DETECT_YES);

@@ -26,6 +26,8 @@
 #define VM_LO	0x400000UL		/* the interpreter's code, the handler's too */
 #define VM_HI	0x401000UL
 #define HANDLER_RA (VM_LO + 0x800)	/* after the handler's call of lj_trace_exit */
+#define ENTRY	(VM_LO + 0x900)		/* lj_vm_exit_interp: lea rcx, [rsp+16]... */
+#define ENTRY_END (ENTRY + 15)		/* ...mov rsp, rcx ends here */
 #define EXIT_C	0x600000UL		/* lj_trace_exit: no rules, a frame pointer */
 #define MAIN_RA	0x500100UL
 
@@ -147,6 +149,8 @@ UNIT_TEST(walk_lj_trace_exit)
 	CHECK(vmstack_desc3_check(&d) == NULL);
 	d.flags |= VMSTACK_VM_F_JIT_NEAR | VMSTACK_VM_F_CONT_BOTTOM;
 	d.jit_near_max = 16;
+	d.exit_entry_start = ENTRY;
+	d.exit_entry_end = ENTRY_END;
 	fprintf(stderr, "  LuaJIT's program (GC64, every flag luajit.c sets): %u of %u instructions\n",
 		desc4_of(&d, 1)->prog_len, VMSTACK_VM4_PROG_MAX);
 	d = exit_desc();
@@ -196,6 +200,28 @@ UNIT_TEST(walk_lj_trace_exit)
 	/* Before its ExitState is laid out: the saved r14 is not there; cut. */
 	CHECK(exit_walk(&d, HANDLER_RA, EX + 8, 0, &w) == 2);
 	CHECK(ips[0] == word(VMSTACK_VMW_BROKEN, VMB_STATE) && ips[1] == HANDLER_RA);
+	/*
+	 * A trace returning to the interpreter through lj_vm_exit_interp,
+	 * before rsp is the cframe again: the anchor is r14 (DISPATCH),
+	 * G->vmstate the trace's number, the frames start at jit_base
+	 * (inner's); the handler joins there too, rsp its ExitState.
+	 */
+	d.exit_entry_start = ENTRY;
+	d.exit_entry_end = ENTRY_END;
+	CHECK(vmstack_desc3_check(&d) == NULL);
+	fake_put32(G + 0xb8, 7);
+	fake_put64(G + 0x178, F2 + 8);
+	CHECK(exit_walk(&d, ENTRY, EX + 0x100, 0, &w) == 5);
+	CHECK(ips[0] == word(VMSTACK_VMW_SCRIPT, PT_IN) && ips[4] == MAIN_RA);
+	CHECK(exit_walk(&d, ENTRY_END - 1, EX + 0x80, 0, &w) == 5 && ips[4] == MAIN_RA);
+	/* Past them, a state at sp or the handler's saved r14 (neither here): cut. */
+	CHECK(exit_walk(&d, ENTRY_END, EX + 0x80, 0, &w) == 2);
+	CHECK(ips[0] == word(VMSTACK_VMW_BROKEN, VMB_STATE) && ips[1] == ENTRY_END);
+	/* A handler's entry not in the code is refused. */
+	d.exit_entry_end = VM_HI + 1;
+	CHECK(vmstack_desc3_check(&d) != NULL);
+	d.exit_entry_end = 0;
+	fake_put32(G + 0xb8, (u32)EXIT_STATE);
 	/* Without F_JIT_EXIT, as before: cut. */
 	d.flags &= ~VMSTACK_VM_F_JIT_EXIT;
 	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 3);

@@ -204,9 +204,14 @@ enum vmstack_vm_link {
  * before it hands the top to the state), else from the state's top
  * (top_off); its AR the first of the state's chain (state_ar_off, then
  * ar_prev_off, each less ar_mask; F_AR_CHAIN) above the frame: the
- * exit's own protected calls link theirs below it.
+ * exit's own protected calls link theirs below it. Sampled in
+ * [exit_entry_start, exit_entry_end) (0: none), where compiled code or
+ * the handler returns to the interpreter before sp is its AR again, the
+ * same, but the anchor is the sampled jit_reg and the s32 is not tested
+ * (there it is still the trace's number): the PC proves the exit.
  */
 #define VMSTACK_VM_F_JIT_EXIT		(1U << 17)
+#define VMSTACK_VM_EXIT_ENTRY_MAX	64
 /*
  * (User space only.) F_JIT: compiled code that no object the id names
  * holds is still the VM's if one of its code areas does (ABI 4.1's
@@ -339,6 +344,8 @@ struct vmstack_vm_desc {
 	__s32 exit_gc_state;	/* F_JIT_EXIT */
 	__s32 jit_area_off;	/* F_JIT_AREAS */
 	__u32 jit_areas_max;	/* F_JIT_AREAS: 1..VMSTACK_VM_JIT_AREAS_MAX */
+	__u64 exit_entry_start;	/* F_JIT_EXIT: in [code_start, code_end) */
+	__u64 exit_entry_end;	/* ... at most VMSTACK_VM_EXIT_ENTRY_MAX past it */
 };
 
 #endif

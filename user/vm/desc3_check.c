@@ -57,6 +57,11 @@ const char *vmstack_desc3_check(const struct vmstack_vm_desc *d)
 	     (d->jit_reg != VMSTACK_VM_REG_NONE &&
 	      (d->exit_anchor_off < 0 || (d->exit_anchor_off & 7)))))
 		return "VM descriptor: trace exits need F_JIT, a state in the AR, its chain and an anchor saved on the stack";
+	if (d->exit_entry_end &&
+	    (!(d->flags & VMSTACK_VM_F_JIT_EXIT) || d->exit_entry_start < d->code_start ||
+	     d->exit_entry_start >= d->exit_entry_end || d->exit_entry_end > d->code_end ||
+	     d->exit_entry_end - d->exit_entry_start > VMSTACK_VM_EXIT_ENTRY_MAX))
+		return "VM descriptor: the return to the interpreter lies outside its code or spans too much";
 	if ((d->flags & VMSTACK_VM_F_JIT_AREAS) &&
 	    (!(d->flags & VMSTACK_VM_F_JIT) || !d->jit_areas_max ||
 	     d->jit_areas_max > VMSTACK_VM_JIT_AREAS_MAX))

@@ -231,13 +231,14 @@ static void walk_from_state(struct desc3_tr *t)
  * exit; else on to @no_state. The frames start at the compiled code's
  * top while the handler has not cleared it (sampled in its own code:
  * the state's top may be older), else at the state's (@from_state).
+ * @in_exit: where the state is read, R_A holding the anchor.
  */
-static void trace_exit(struct desc3_tr *t, vm_label no_state, vm_label from_state)
+static void trace_exit(struct desc3_tr *t, vm_label no_state, vm_label from_state,
+		       vm_label in_exit)
 {
 	const struct vmstack_vm_desc *d = t->d;
 	struct vm_prog *p = &t->p;
-	vm_label in_exit = vm_prog_label(p), loop = vm_prog_label(p);
-	vm_label above = vm_prog_label(p);
+	vm_label loop = vm_prog_label(p), above = vm_prog_label(p);
 
 	if (d->jit_reg == VMSTACK_VM_REG_NONE) {
 		vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
@@ -287,7 +288,9 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	struct vm_prog *p = &t->p;
 	vm_label empty = vm_prog_label(p), no_state = vm_prog_label(p);
 	vm_label from_state = vm_prog_label(p), reg = vm_prog_label(p);
+	vm_label exit_entry = vm_prog_label(p), in_exit = vm_prog_label(p);
 	bool has_state = d->state_from != VMSTACK_VM_STATE_NONE;
+	bool entry = (d->flags & VMSTACK_VM_F_JIT_EXIT) && d->exit_entry_end;
 
 	vm_prog_alu(p, VMSTACK_VM4_MOV, R_BITS, 4);
 	vm_prog_alu_k(p, VMSTACK_VM4_LSH_K, R_BITS, 9);		/* B_LEAF */
@@ -300,6 +303,18 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	 */
 	if (d->flags & VMSTACK_VM_F_JIT_EXIT)
 		vm_prog_alu(p, VMSTACK_VM4_MOV, R_C, R_AR);
+	/*
+	 * r3, the pc, where compiled code returns to the interpreter (desc3.h):
+	 * in [start, end) if end - 1 - pc, unsigned, is below end - start.
+	 * None of those instructions calls: no caller's return address is
+	 * there, only the sampled frame's pc.
+	 */
+	if (entry) {
+		vm_prog_mov64(p, R_A, d->exit_entry_end - 1);
+		vm_prog_alu(p, VMSTACK_VM4_SUB, R_A, R_B);
+		vm_prog_jmp_k(p, VMSTACK_VM4_JLT_K, R_A,
+			      (int32_t)(d->exit_entry_end - d->exit_entry_start), exit_entry);
+	}
 	state(t, empty, no_state);
 	mov_k(t, R_PC, 0);
 	if (d->top_reg) {
@@ -339,11 +354,27 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	/* No VM frames of its own: as 3.6, R_NEXT stays as it was. */
 	vm_prog_bind(p, empty);
 	exit_with(t, VMSTACK_VM4_X_EMPTY);
+	/*
+	 * There sp is not the AR yet, the anchor is in its register and
+	 * vmstate may still be the trace's number: the pc proves the exit,
+	 * the state's checks the rest.
+	 */
+	if (entry) {
+		vm_prog_bind(p, exit_entry);
+		if (d->jit_reg == VMSTACK_VM_REG_NONE) {
+			vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
+			vm_prog_ld(p, 8, 0, R_A, R_A, 0, no_state);
+		} else {
+			vm_prog_ldreg(p, R_A, d->jit_reg);
+		}
+		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);
+		vm_prog_ja(p, in_exit);
+	}
 	vm_prog_bind(p, no_state);
 	if (d->flags & VMSTACK_VM_F_JIT_EXIT) {
 		vm_label cut = vm_prog_label(p);
 
-		trace_exit(t, cut, from_state);
+		trace_exit(t, cut, from_state, in_exit);
 		vm_prog_bind(p, cut);
 	}
 	mov_k(t, R_NEXT, 0);
