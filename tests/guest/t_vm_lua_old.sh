@@ -128,9 +128,12 @@ ip link set lo up 2>/dev/null
 haproxy -f /tmp/vmstack-haproxy.cfg -db >/dev/null 2>&1 &
 hap=$!
 wait_until 10 curl -s -o /dev/null http://127.0.0.1:18980/ || { kill $hap; fail "haproxy did not start"; }
-load() { curl -s "http://127.0.0.1:18980/?n=[1-1000000]" >/dev/null; }
-load & l1=$!
-load & l2=$!
+# curl itself in the background, so that kill stops it (a shell
+# function's subshell would die and leave it fetching).
+curl -s "http://127.0.0.1:18980/?n=[1-1000000]" >/dev/null 2>&1 &
+l1=$!
+curl -s "http://127.0.0.1:18980/?n=[1-1000000]" >/dev/null 2>&1 &
+l2=$!
 sleep $scale
 vmstack-record -F 999 -p $hap -d $((3 * span)) -o /tmp/lold-haproxy.folded 2>/tmp/lold-haproxy.err
 rc=$?
