@@ -14,7 +14,7 @@ total=$(awk '{s += $NF} END {print s+0}' /tmp/sw.folded)
 # debug kernel, where main's share of all was 82%).
 loader=$(stack_count /tmp/sw.folded ';_dl_start;')
 main=$(awk -v m="$(stack_count /tmp/sw.folded ';main;run;')" -v t=$((total - loader)) \
-	'BEGIN {printf "%d", t > 0 ? 100 * m / t : 0}')
+	'BEGIN {printf "%d", t ? 100 * m / t : 0}')
 vm=$(share 'sandwich.lua:1_\[vm\]')
 crossing=$(share ';lua_pcall;sandwich.lua:1_\[vm\]')
 L='(sandwich.lua:1_\[vm\];?)+'
