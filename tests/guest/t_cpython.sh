@@ -71,7 +71,11 @@ check_split() {  # FOLDED ERRFILE LABEL REF(h l o)
 	[ "$r" -ge 95 ] || fail "$3: under 95% of samples in Python code merged and rooted at _start"
 	[ "$(pct $u $((h + l + o)))" -ge 95 ] || fail "$3: under 95% of the work under the script's <module>"
 	within 3 "$s1" 50 "$s2" 25 "$s3" 25 || fail "$3: shares off the construction by more than 3 points"
-	within 3 "$s1" "$r1" "$s2" "$r2" "$s3" "$r3" || fail "$3: shares off cProfile's by more than 3 points"
+	# cProfile's per-call cost moves its own shares off the construction
+	# (47.4/25.9/26.7 in a clean-clone run: 2.6 points), and a share of
+	# 4,000 samples spreads by 0.8 points: 4 points against it, 3
+	# against the construction above. (Attached, 50.9 against 47.4 failed 3.)
+	within 4 "$s1" "$r1" "$s2" "$r2" "$s3" "$r3" || fail "$3: shares off cProfile's by more than 4 points"
 	[ "$lh" -ge 90 ] && [ "$ll" -ge 90 ] && [ "$lo" -ge 90 ] ||
 		fail "$3: the leaf's current line right in under 90% of samples"
 }

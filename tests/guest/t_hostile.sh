@@ -25,7 +25,7 @@ awk -v r="$ratio" 'BEGIN {exit !(r > 0 && r <= 30)}' || fail "a hostile sample c
 # address (issue 27: each of ~2,000 anchor reads per sample faulted,
 # p99 3.7 ms against 164 us without them). The handler's p99 must stay
 # within 3 times the same process's without descriptors, its worst
-# sample within twice the worst (or 1 ms), and the kernel must not lower
+# sample within 3 times the worst (or 1 ms), and the kernel must not lower
 # its sample rate.
 vmfile=/tmp/hostile-faults.vm
 : >$vmfile
@@ -71,8 +71,12 @@ faults_round() {
 		why="the p99 with faulting anchors ($fault_p99 ns) is over 3 times the plain one ($plain_p99 ns)"
 		return 1
 	}
-	awk -v f="$fault_max" -v p="$plain_max" -v s="$scale" 'BEGIN {exit !(f <= 2 * p || f <= 1000000 * s)}' || {
-		why="a sample with faulting anchors took $fault_max ns, over twice the worst plain one ($plain_max ns) and over $scale ms"
+	# A faulting sample's ordinary cost is already twice a plain one's
+	# (p50 491,520 against 262,144 ns): twice the worst failed a clean
+	# run at 1,310,720 against 524,288 ns in both rounds. Issue 27's
+	# fault was 20 times.
+	awk -v f="$fault_max" -v p="$plain_max" -v s="$scale" 'BEGIN {exit !(f <= 3 * p || f <= 1000000 * s)}' || {
+		why="a sample with faulting anchors took $fault_max ns, over 3 times the worst plain one ($plain_max ns) and over $scale ms"
 		return 1
 	}
 }
