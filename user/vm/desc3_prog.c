@@ -226,6 +226,29 @@ static void walk_from_state(struct desc3_tr *t)
 }
 
 /*
+ * R_A = G, the exit's anchor plus jit_anchor_adj: the anchor variable's
+ * value (jit_reg NONE), else the register, @live as sampled or as the
+ * handler saved it (R_C + exit_anchor_off - ar_off). A read that fails
+ * goes to @fail.
+ */
+static void exit_anchor(struct desc3_tr *t, bool live, vm_label fail)
+{
+	const struct vmstack_vm_desc *d = t->d;
+	struct vm_prog *p = &t->p;
+
+	if (d->jit_reg == VMSTACK_VM_REG_NONE) {
+		vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
+		vm_prog_ld(p, 8, 0, R_A, R_A, 0, fail);
+	} else if (live) {
+		vm_prog_ldreg(p, R_A, d->jit_reg);
+	} else {
+		/* R_C: the frame's sp + ar_off (native() kept it). */
+		vm_prog_ld(p, 8, 0, R_A, R_C, d->exit_anchor_off - d->ar_off, fail);
+	}
+	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);
+}
+
+/*
  * F_JIT_EXIT: a native frame whose AR holds no sane state is the trace
  * exit handler's (desc3.h) if the anchor it saved names a VM in a trace
  * exit; else on to @no_state. The frames start at the compiled code's
@@ -240,14 +263,7 @@ static void trace_exit(struct desc3_tr *t, vm_label no_state, vm_label from_stat
 	struct vm_prog *p = &t->p;
 	vm_label loop = vm_prog_label(p), above = vm_prog_label(p);
 
-	if (d->jit_reg == VMSTACK_VM_REG_NONE) {
-		vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
-		vm_prog_ld(p, 8, 0, R_A, R_A, 0, no_state);
-	} else {
-		/* R_C: the frame's sp + ar_off (native() kept it). */
-		vm_prog_ld(p, 8, 0, R_A, R_C, d->exit_anchor_off - d->ar_off, no_state);
-	}
-	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);
+	exit_anchor(t, false, no_state);
 	vm_prog_ld(p, 4, 1, R_B, R_A, d->jit_id_off, no_state);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, R_B, d->exit_state, in_exit);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_B, d->exit_gc_state, no_state);
@@ -361,13 +377,7 @@ static void native(struct desc3_tr *t, vm_label reg_end)
 	 */
 	if (entry) {
 		vm_prog_bind(p, exit_entry);
-		if (d->jit_reg == VMSTACK_VM_REG_NONE) {
-			vm_prog_mov64(p, R_A, d->jit_anchor_ptr);
-			vm_prog_ld(p, 8, 0, R_A, R_A, 0, no_state);
-		} else {
-			vm_prog_ldreg(p, R_A, d->jit_reg);
-		}
-		vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_A, d->jit_anchor_adj);
+		exit_anchor(t, true, no_state);
 		vm_prog_ja(p, in_exit);
 	}
 	vm_prog_bind(p, no_state);

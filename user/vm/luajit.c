@@ -55,17 +55,15 @@ static int luajit_vm_range(const struct vmstack_map *m, uint64_t *start, uint64_
 	return -1;
 }
 
-/* The VM's code (its first 64 KiB: LuaJIT's is 14 to 20), read by luajit_detect. */
-static uint8_t vmcode[64 << 10];
-
 /*
  * Does the file's code agree with layout @lj? lua_gettop reads L->top and
  * L->base ("mov rax, [rdi+top]; sub rax, [rdi+base]"), and the interpreter
  * sets DISPATCH up as G + g2disp ("add r14, g2disp"; r14d without GC64).
  * A layout taken for another build fails here, not in the samples.
+ * @vmcode: the interpreter's first @vm_len bytes of code.
  */
-static int luajit_code_agrees(Elf *elf, const struct luajit_layout *lj, size_t vm_len,
-			      char *why, size_t len)
+static int luajit_code_agrees(Elf *elf, const struct luajit_layout *lj, const uint8_t *vmcode,
+			      size_t vm_len, char *why, size_t len)
 {
 	const uint8_t gettop[8] = { 0x48, 0x8b, 0x47, (uint8_t)lj->l_top,
 				    0x48, 0x2b, 0x47, (uint8_t)lj->l_base };
@@ -96,7 +94,7 @@ static int luajit_code_agrees(Elf *elf, const struct luajit_layout *lj, size_t v
 
 /*
  * Where compiled code returns to the interpreter (lj_vm_exit_interp, as
- * offsets [*from, *to) in the VM's @n bytes of code) before rsp is the
+ * offsets [*from, *to) in the VM's @n bytes of @code) before rsp is the
  * interpreter's cframe again: a trace that links to the interpreter jumps
  * there with rsp 16 below it. vm_x64.dasc: GC64 "lea rcx, [rsp+16]",
  * r13 and r12 from the cframe, "mov rsp, rcx" (the exit handler joins
@@ -105,25 +103,23 @@ static int luajit_code_agrees(Elf *elf, const struct luajit_layout *lj, size_t v
  * libluajit-5.1 (stripped), OpenResty's and Tarantool's; one match or
  * none.
  */
-static int luajit_exit_entry(bool gc64, size_t n, uint64_t *from, uint64_t *to)
+static int luajit_exit_entry(bool gc64, const uint8_t *code, size_t n, uint64_t *from,
+			     uint64_t *to)
 {
 	static const uint8_t gc64_code[] = { 0x48, 0x8d, 0x4c, 0x24, 0x10, 0x4c, 0x8b, 0x69,
 					     0xf8, 0x4c, 0x8b, 0x21, 0x48, 0x89, 0xcc };
 	static const uint8_t x64_code[] = { 0x48, 0x83, 0xc4, 0x10, 0x4c, 0x8b, 0x6c, 0x24,
 					    0x08, 0x4c, 0x8b, 0x24, 0x24 };
-	const uint8_t *code = gc64 ? gc64_code : x64_code;
-	size_t len = gc64 ? sizeof(gc64_code) : sizeof(x64_code), i, found = 0;
+	const uint8_t *what = gc64 ? gc64_code : x64_code;
+	size_t len = gc64 ? sizeof(gc64_code) : sizeof(x64_code);
+	const uint8_t *at = memmem(code, n, what, len);
 
-	for (i = 0; i + len <= n; i++) {
-		if (memcmp(vmcode + i, code, len))
-			continue;
-		if (found++)
-			return -1;
-		*from = i;
-		/* GC64: through the mov; else the add alone. */
-		*to = i + (gc64 ? len : 4);
-	}
-	return found ? 0 : -1;
+	if (!at || memmem(at + 1, n - (size_t)(at + 1 - code), what, len))
+		return -1;
+	*from = (uint64_t)(at - code);
+	/* GC64: through the mov; else the add alone. */
+	*to = *from + (gc64 ? len : 4);
+	return 0;
 }
 
 /* A 32- or 64-bit reference of the build (GCRef, MRef) in process @pid. */
@@ -313,6 +309,8 @@ static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 {
 	Elf *elf = m->file ? vmstack_file_elf(m->file) : NULL;
 	const struct luajit_layout *lj;
+	/* The interpreter's first 64 KiB of code (LuaJIT's is 14 to 20). */
+	static uint8_t vmcode[64 << 10];
 	uint64_t start, end, vaddr, lo, anchor = 0, from, to;
 	size_t n;
 	char build_id[128], version[64];
@@ -335,7 +333,7 @@ static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 	n = end - start < sizeof(vmcode) ? end - start : sizeof(vmcode);
 	if (vmstack_elf_read(elf, vaddr, vmcode, n))
 		n = 0;
-	if (!luajit_code_agrees(elf, lj, n, why, len))
+	if (!luajit_code_agrees(elf, lj, vmcode, n, why, len))
 		return VMSTACK_DETECT_UNKNOWN;
 	/* The anchor variable, where the process has it (load bias: m's). */
 	if (lj->anchor && !vmstack_elf_symbol(elf, lj->anchor, &sym))
@@ -345,7 +343,7 @@ static enum vmstack_detect luajit_detect(const struct vmstack_map *m, int pid,
 	luajit_desc(lj, start, end, anchor, &f->desc);
 	/* Not found: a sample there is cut, as before the handler was known. */
 	if ((f->desc.flags & VMSTACK_VM_F_JIT_EXIT) &&
-	    !luajit_exit_entry(lj->fr->gc64, n, &from, &to)) {
+	    !luajit_exit_entry(lj->fr->gc64, vmcode, n, &from, &to)) {
 		f->desc.exit_entry_start = start + from;
 		f->desc.exit_entry_end = start + to;
 	}
