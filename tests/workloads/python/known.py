@@ -70,6 +70,7 @@ directory comes from the environment variable VMSEXT_DIR.
 reference.py imports this file (nothing runs on import) and calls run().
 """
 import os
+import re  # here: in sub_work its first import (deep, once) was sub_work's
 import sys
 import time
 
@@ -168,7 +169,6 @@ def replfn(m):
 
 
 def sub_work():
-    import re
     return re.sub(SUB_PATTERN, replfn, SUB_TEXT)
 
 
