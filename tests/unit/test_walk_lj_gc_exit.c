@@ -323,3 +323,52 @@ UNIT_TEST(walk_lj_leaf_unlinked)
 	free(t);
 	free(set);
 }
+
+/*
+ * Sampled in lj_vm_leave_unw's epilogue (add rsp, 0x28; pop r14; pop r15;
+ * pop rbx; pop rbp; ret): at each instruction the caller comes from the
+ * code, whatever the slot at sp + ar_off holds, and the native frame stays
+ * as the sampled pc; rbp is its slot's until its pop has run.
+ */
+UNIT_TEST(walk_lj_leave_epilogue)
+{
+	static const u8 code[] = { 0x48, 0x83, 0xc4, 0x28, 0x41, 0x5e, 0x41, 0x5f,
+				   0x5b, 0x5d, 0xc3 };
+	static const unsigned int at[] = { 0, 4, 6, 8, 9, 10 };	/* each instruction */
+	struct vmstack_vm_desc d = exit_desc();
+	const unsigned long s = STACK + 0x800, pc = VM_LO + 0x10;
+	struct vmstack_walk w;
+	unsigned int i;
+
+	exit_stack();
+	fake_mem_map(VM_LO, 0x1000);
+	for (i = 0; i < sizeof(code); i++)
+		fake_put8(pc + i, code[i]);
+	fake_put64(s + 0x10, L);		/* a stale SAVE_L */
+	fake_put64(s + 0x40, s + 0x100);	/* the caller's rbp, then its return address */
+	fake_put64(s + 0x48, MAIN_RA);
+	fake_put64(s + 0x100, 0);		/* main's frame */
+	fake_put64(s + 0x108, MAIN_RA + 0x100);
+	for (i = 0; i < 6; i++) {
+		unsigned long sp = s + (i ? 0x20 + 8 * i : 0);
+
+		/* The live rbp is the VM's until the pop, the caller's after. */
+		CHECK(exit_walk(&d, pc + at[i], sp, i < 5 ? 0x1234 : s + 0x100, &w) == 3);
+		CHECK(ips[0] == pc + at[i] && ips[1] == MAIN_RA && ips[2] == MAIN_RA + 0x100);
+		CHECK(!(w.flags & VMSTACK_SF_VM_BROKEN));
+	}
+	/* At the ret, rbp was popped already: the live one is taken. */
+	CHECK(exit_walk(&d, pc + 10, s + 0x48, 0x1234, &w) == 2 && ips[1] == MAIN_RA);
+	/* An add that is no frame's (negative), or no pop before the ret: none. */
+	fake_put8(pc + 3, 0xf8);
+	CHECK(exit_walk(&d, pc, s, 0x1234, &w) >= 1 && ips[0] != pc);
+	fake_put8(pc + 3, 0x28);
+	fake_put8(pc + 8, 0x90);
+	CHECK(exit_walk(&d, pc + 6, s + 0x30, 0x1234, &w) >= 1 && ips[0] != pc + 6);
+	/* An epilogue cut by the end of the code's page reads as none. */
+	exit_stack();
+	fake_mem_map(VM_LO, 0x1000);
+	fake_put8(VM_LO + 0xfff, 0x5d);
+	fake_put64(s + 0x48, MAIN_RA);
+	CHECK(exit_walk(&d, VM_LO + 0xfff, s + 0x40, 0x1234, &w) >= 1 && ips[0] != VM_LO + 0xfff);
+}
