@@ -51,13 +51,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: unit-tests [--list] [PATTERN...]\n"
 		"  runs the tests whose names contain PATTERN, or match it as a\n"
 		"  glob (*, ?, [...]); every test without one. --list: print the\n"
-		"  names instead of running them.\n");
+		"  names instead of running them. Exit status 1 if a test failed.\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct unit_test *t;
-	int list = 0, argi = 1, n = 0;
+	int list = 0, argi = 1, n = 0, failed = 0;
 
 	for (; argi < argc && argv[argi][0] == '-'; argi++) {
 		if (!strcmp(argv[argi], "--list")) {
@@ -89,6 +89,7 @@ int main(int argc, char **argv)
 		}
 		unit_failed = 0;
 		t->fn();
+		failed |= unit_failed;
 		printf("%s unit:%s\n", unit_failed ? "FAIL" : "PASS", t->name);
 		fflush(stdout);
 	}
@@ -96,5 +97,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unit-tests: no test matches\n");
 		return 2;
 	}
-	return 0;
+	return failed;
 }
