@@ -69,7 +69,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/vm4_shapes/*.c) \
 	     tests/tools/pylayout/gen.c
 # The module's pure walker (module/walk.h), built for the host's unit tests.
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
-	     module/vm_prog.c module/vm_epilogue.c
+	     module/vm_prog.c module/vm_edges.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
@@ -164,7 +164,7 @@ pylayout-table: $(B)/vmstack-pylayout-gen
 	$< >user/vm/cpython/layout_table.c.tmp && mv user/vm/cpython/layout_table.c.tmp \
 		user/vm/cpython/layout_table.c
 
-$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h module/vm_prog.h module/vm_epilogue.h \
+$(B)/host-module/%.o: module/%.c module/walk.h module/vm_walk.h module/vm_prog.h module/vm_edges.h \
 		module/vm_prog_check.h tests/unit/walk_host.h include/uapi/linux/vmstack.h | $(B)
 	@mkdir -p $(B)/host-module
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -c $< -o $@

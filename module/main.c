@@ -20,7 +20,7 @@
  *   ring.c            the rings: the area, each CPU's ring
  *   walk.h            the user walk as pure code, also built on the host:
  *                     unwind_user.c, vm_walk.c (-> vm_prog.c,
- *                     vm_epilogue.c), uw_rows.c
+ *                     vm_edges.c), uw_rows.c
  *   vm_prog_check.c   the check of VM_ADD's descriptors (target.c's; the
  *                     recorder builds it too)
  *

@@ -12,7 +12,7 @@
  * counter; the native walk goes on regardless. Pure code (walk.h): the
  * host unit tests run it on fake stacks.
  */
-#include "vm_epilogue.h"
+#include "vm_edges.h"
 #include "vm_prog.h"
 #include "vm_walk.h"
 
@@ -343,15 +343,15 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	if (!d)
 		return VMSTACK_SPLICE_NONE;
 	/*
-	 * Sampled in a VM's return to its caller (vm_epilogue.c: LuaJIT's
-	 * lj_vm_leave_unw, the cframe unlinked, then add rsp and four pops):
-	 * its VM frames are gone, sp no longer finds the AR, and its state
-	 * is what the next activation out will show. The code says where the
-	 * caller is; the native frame stays, the sampled pc. A VM in plain C
-	 * steps by its compiler's rules, right in its epilogues too.
+	 * Sampled in a VM's entry from C or return to C (vm_edges.c: LuaJIT's
+	 * pushes before its cframe is linked, its pops after it is unlinked):
+	 * the activation has no VM frames, sp does not find the AR, and stale
+	 * slots there could pass for it. The code says where the caller is;
+	 * the native frame stays, the sampled pc. A VM in plain C steps by its
+	 * compiler's rules, right in its prologues and epilogues too.
 	 */
 	if (at_leaf && !jit && !(d->flags & VMSTACK_VM4_F_NATIVE_STEP) &&
-	    vmstack_vm_epilogue(w, r, caller)) {
+	    vmstack_vm_edge(w, r, caller)) {
 		vmstack_vm_emit(w, r->ip);
 		return VMSTACK_SPLICE_CALLER;
 	}
@@ -382,10 +382,10 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 			return VMSTACK_SPLICE_NATIVE;
 		/*
 		 * At the sampled frame the AR is where sp says, and sp may be
-		 * part-way through the entry's pushes (its exit's pops are
-		 * read from the code above): a stale slot there could pass
-		 * for the state, and its "return address" would be a frame
-		 * never on the stack. One that is no code ends the stack, cut.
+		 * part-way through an entry or exit the code above did not
+		 * prove: a stale slot there could pass for the state, and its
+		 * "return address" would be a frame never on the stack. One
+		 * that is no code ends the stack, cut.
 		 */
 		if (at_leaf && !vmstack_vm_in_code(w, caller->ip)) {
 			vmstack_vm_cut(w, d, VMSTACK_VMB_FRAME);

@@ -372,3 +372,47 @@ UNIT_TEST(walk_lj_leave_epilogue)
 	fake_put64(s + 0x48, MAIN_RA);
 	CHECK(exit_walk(&d, VM_LO + 0xfff, s + 0x40, 0x1234, &w) >= 1 && ips[0] != VM_LO + 0xfff);
 }
+
+/*
+ * Sampled in lj_vm_call's prologue (push rbp; push rbx; push r15;
+ * push r14; sub rsp, 0x28), called directly from C: at each of those
+ * instructions the return address is found where the pushes done put it
+ * (the call's target, the function's start, proves how many), the native
+ * frame stays as the sampled pc, and rbp is its slot's once pushed.
+ */
+UNIT_TEST(walk_lj_entry_prologue)
+{
+	static const u8 code[] = { 0x55, 0x53, 0x41, 0x57, 0x41, 0x56, 0x48, 0x83, 0xec, 0x28 };
+	static const unsigned int at[] = { 0, 1, 2, 4, 6 };	/* after 0..4 pushes */
+	const unsigned long f = VM_LO + 0x40, ret = STACK + 0x848, main_bp = STACK + 0x900;
+	const unsigned long rel = f - MAIN_RA;
+	struct vmstack_vm_desc d = exit_desc();
+	struct vmstack_walk w;
+	unsigned int j;
+
+	exit_stack();
+	fake_mem_map(VM_LO, 0x1000);
+	fake_mem_map(MAIN_RA & ~0xfffUL, 0x1000);
+	for (j = 0; j < sizeof(code); j++)
+		fake_put8(f + j, code[j]);
+	fake_put8(MAIN_RA - 5, 0xe8);		/* call f */
+	fake_put32(MAIN_RA - 4, (u32)rel);
+	fake_put64(ret, MAIN_RA);
+	fake_put64(ret - 8, main_bp);		/* the first push: rbp */
+	fake_put64(ret - 0x38, L);		/* a stale SAVE_L where the cframe will be */
+	fake_put64(main_bp, 0);
+	fake_put64(main_bp + 8, MAIN_RA + 0x100);
+	for (j = 0; j <= 4; j++) {
+		/* rbp is the caller's, live before its push, its slot's after. */
+		CHECK(exit_walk(&d, f + at[j], ret - 8 * j, j ? 0x1234 : main_bp, &w) == 3);
+		CHECK(ips[0] == f + at[j] && ips[1] == MAIN_RA && ips[2] == MAIN_RA + 0x100);
+		CHECK(!(w.flags & VMSTACK_SF_VM_BROKEN));
+	}
+	/* Not after a direct call of the function (an indirect one): no proof. */
+	fake_put8(MAIN_RA - 5, 0xff);
+	CHECK(exit_walk(&d, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
+	/* A direct call of another function: none either. */
+	fake_put8(MAIN_RA - 5, 0xe8);
+	fake_put32(MAIN_RA - 4, (u32)(rel + 1));
+	CHECK(exit_walk(&d, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A VM's hand-written entry from C and return to C, sampled part-way.
+ *
+ * An interpreter written in assembly (LuaJIT) describes its whole code with
+ * one unwind rule, right in its body and wrong in the few instructions that
+ * build its frame and take it down, where its state does not say where the
+ * frame is either (the frame is not, or no longer, linked). The code there
+ * says it, exactly, at the sampled frame (whose pc is an instruction about
+ * to run; a caller's is a return address):
+ *
+ * - the return (LuaJIT's lj_vm_leave_unw, where every lua_call and
+ *   lua_pcall returns: add rsp, 0x28; pop r14; pop r15; pop rbx; pop rbp;
+ *   ret): when the pc starts a run of an optional "add rsp, imm", pops and
+ *   a ret, nothing else can happen before the ret, so the return address
+ *   is at sp plus the add plus 8 a pop, and rbp is what its pop (if one is
+ *   left) reads;
+ * - the entry (lj_vm_call, lj_vm_pcall, lj_vm_resume, lj_vm_cpcall: four
+ *   pushes, then sub rsp): when the pc is a push or that sub, j pushes are
+ *   done for some j of 0 to 4, and the slot at sp + 8 j holds the return
+ *   address. It is that j for which that slot's value follows a direct
+ *   call (e8 rel32) whose target is a run of exactly j pushes ending at
+ *   the pc: the call proves the function's start, the pushes where its
+ *   return address is. rbp is its push's slot if it was pushed, else the
+ *   live one.
+ *
+ * Bounded: one read of the code at the pc, then at most five candidates
+ * of three reads each, their loops bounded by the bytes read.
+ */
+#include "vm_edges.h"
+#include "vm_walk.h"
+
+/* At most an add (7 bytes), 4 two-byte pops and a ret, with room to spare. */
+#define EDGE_BYTES	16
+/* Pushes an entry makes before its sub rsp: LuaJIT's callee-saved four. */
+#define ENTRY_PUSHES	4
+
+/* push r64 (50+r, or 41 50+r): its length at @c, 0 if it is none. */
+static unsigned int push_len(const u8 *c, unsigned int n)
+{
+	if (n >= 1 && c[0] >= 0x50 && c[0] <= 0x57 && c[0] != 0x54)
+		return 1;
+	if (n >= 2 && c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57)
+		return 2;
+	return 0;
+}
+
+/* sub rsp, imm8 (48 83 ec ib) or imm32 (48 81 ec id). */
+static bool is_sub_rsp(const u8 *c)
+{
+	return c[0] == 0x48 && c[2] == 0xec && (c[1] == 0x83 || c[1] == 0x81);
+}
+
+/* The return: [add rsp, imm] pop* ret at the pc, in @code. */
+static bool vm_exit_edge(struct vmstack_walk *w, const struct vmstack_user_regs *r,
+			 const u8 *code, struct vmstack_user_regs *caller)
+{
+	unsigned long sp = r->sp, bp = r->bp, ra;
+	unsigned int i = 0;
+	long add = 0;
+
+	/* add rsp, imm8 (48 83 c4 ib) or imm32 (48 81 c4 id). */
+	if (code[0] == 0x48 && code[2] == 0xc4 && (code[1] == 0x83 || code[1] == 0x81)) {
+		if (code[1] == 0x83) {
+			add = (s8)code[3];
+			i = 4;
+		} else {
+			add = (s32)(code[3] | code[4] << 8 | code[5] << 16 | (u32)code[6] << 24);
+			i = 7;
+		}
+		if (add < 0 || (add & 7) || add > 4096)
+			return false;
+	}
+	sp += add;
+	/* pop r64 (58+r, or 41 58+r for r8-r15) until the ret (c3). */
+	while (i < EDGE_BYTES && code[i] != 0xc3) {
+		bool rex_b = code[i] == 0x41;
+		u8 op;
+
+		if (rex_b && ++i == EDGE_BYTES)
+			return false;
+		op = code[i++];
+		/* pop rsp (5c) takes no frame down. */
+		if (op < 0x58 || op > 0x5f || (op == 0x5c && !rex_b))
+			return false;
+		if (op == 0x5d && !rex_b && !vmstack_vm_read(w, &bp, sp, sizeof(bp)))
+			return false;
+		sp += 8;
+	}
+	if (i == EDGE_BYTES || !vmstack_vm_read(w, &ra, sp, sizeof(ra)))
+		return false;
+	caller->ip = ra;
+	caller->sp = sp + 8;
+	caller->bp = bp;
+	return true;
+}
+
+/*
+ * The entry with @j pushes done: the slot at sp + 8 j holds a return
+ * address after a direct call of f, and f..pc is exactly j pushes.
+ */
+static bool vm_entry_after(struct vmstack_walk *w, const struct vmstack_user_regs *r,
+			   unsigned int j, struct vmstack_user_regs *caller)
+{
+	unsigned long slot = r->sp + 8UL * j, ra, f, bp = r->bp;
+	u8 call[5], code[2 * ENTRY_PUSHES];
+	unsigned int i = 0, k = 0, len;
+
+	if (!vmstack_vm_read(w, &ra, slot, sizeof(ra)) || ra < sizeof(call) ||
+	    ra >= VMSTACK_USER_MAX || !vmstack_vm_read(w, call, ra - sizeof(call), sizeof(call)) ||
+	    call[0] != 0xe8)
+		return false;
+	f = ra + (long)(s32)(call[1] | call[2] << 8 | call[3] << 16 | (u32)call[4] << 24);
+	if (f > r->ip || r->ip - f > sizeof(code) || (r->ip - f) < j)
+		return false;
+	if (r->ip > f && !vmstack_vm_read(w, code, f, r->ip - f))
+		return false;
+	/* Push number k (0 first) is stored at slot - 8 (k + 1). */
+	while (i < r->ip - f) {
+		len = push_len(code + i, r->ip - f - i);
+		if (!len)
+			return false;
+		if (len == 1 && code[i] == 0x55 &&
+		    !vmstack_vm_read(w, &bp, slot - 8UL * (k + 1), sizeof(bp)))
+			return false;
+		i += len;
+		k++;
+	}
+	if (k != j)
+		return false;
+	caller->ip = ra;
+	caller->sp = slot + 8;
+	caller->bp = bp;
+	return true;
+}
+
+bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_user_regs *r,
+		     struct vmstack_user_regs *caller)
+{
+	u8 code[EDGE_BYTES] = { 0 };
+	unsigned long n = 4096 - (r->ip & 4095);
+	unsigned int j;
+
+	/*
+	 * Not past the pc's page: that page is being run, the next one may be
+	 * absent, and a read that faults costs the sample's VM fault budget.
+	 * An edge split by a page boundary reads as none (0 is no pop).
+	 */
+	if (!vmstack_vm_read(w, code, r->ip, n < sizeof(code) ? n : sizeof(code)))
+		return false;
+	if (!push_len(code, sizeof(code)) && !is_sub_rsp(code))
+		return vm_exit_edge(w, r, code, caller);
+	for (j = 0; j <= ENTRY_PUSHES; j++)
+		if (vm_entry_after(w, r, j, caller))
+			return true;
+	return false;
+}
