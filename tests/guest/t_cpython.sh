@@ -72,10 +72,12 @@ check_split() {  # FOLDED ERRFILE LABEL REF(h l o)
 	[ "$(pct $u $((h + l + o)))" -ge 95 ] || fail "$3: under 95% of the work under the script's <module>"
 	within 3 "$s1" 50 "$s2" 25 "$s3" 25 || fail "$3: shares off the construction by more than 3 points"
 	# cProfile's per-call cost moves its own shares off the construction
-	# (47.4/25.9/26.7 in a clean-clone run: 2.6 points), and a share of
-	# 4,000 samples spreads by 0.8 points: 4 points against it, 3
-	# against the construction above. (Attached, 50.9 against 47.4 failed 3.)
-	within 4 "$s1" "$r1" "$s2" "$r2" "$s3" "$r3" || fail "$3: shares off cProfile's by more than 4 points"
+	# (47.4/25.9/26.7 in a clean-clone run: 2.6 points; 0.6 in others),
+	# and a share of 4,000 samples spreads by 0.8 points: vmstack's 3
+	# points from the construction above plus cProfile's 2.6 is 5.6 at
+	# worst. Measured: 3.5 (attached, 50.9 against 47.4), which failed 3
+	# and left 0.5 of 4; 5 points against cProfile.
+	within 5 "$s1" "$r1" "$s2" "$r2" "$s3" "$r3" || fail "$3: shares off cProfile's by more than 5 points"
 	[ "$lh" -ge 90 ] && [ "$ll" -ge 90 ] && [ "$lo" -ge 90 ] ||
 		fail "$3: the leaf's current line right in under 90% of samples"
 }
@@ -162,7 +164,10 @@ src=$(count $f ";$(fr source)")
 pipe=$(count $f ";$(fr consume)${nat}$(fr square)${nat}$(fr source)")
 task=$(count $f ";$(fr task_work)")
 loop=$(count $f ";BaseEventLoop\._run_once \([^;]*base_events\.py:[0-9]+\)_\[vm\];.*;$(fr task_work)")
-read -r s1 s2 s3 <<<"$(share3 "$(count $f ";$(fr gen_chunk)")" "$(count $f ";$(fr async_chunk)")" 0)"
+# The split the script measures: its rounds in run_weighted, not the
+# warm-up round of each before them (as t_cpython_versions counts it).
+read -r s1 s2 s3 <<<"$(share3 "$(count $f ";$(fr run_weighted);(.*;)?$(fr gen_chunk)")" \
+	"$(count $f ";$(fr run_weighted);(.*;)?$(fr async_chunk)")" 0)"
 cpu=$(sed -n 's/.*mode=gen.*cpu_shares=\([0-9.\/]*\).*/\1/p' $f.err)
 # asyncio's stacks are the deepest here: on the debug kernel (KASAN, ~3 us
 # a frame under TCG) the handler's 500 us budget cuts the longest walks,

@@ -73,10 +73,11 @@ faults_round() {
 	}
 	# A faulting sample's ordinary cost is already twice a plain one's
 	# (p50 491,520 against 262,144 ns): twice the worst failed a clean
-	# run at 1,310,720 against 524,288 ns in both rounds. Issue 27's
-	# fault was 20 times.
-	awk -v f="$fault_max" -v p="$plain_max" -v s="$scale" 'BEGIN {exit !(f <= 3 * p || f <= 1000000 * s)}' || {
-		why="a sample with faulting anchors took $fault_max ns, over 3 times the worst plain one ($plain_max ns) and over $scale ms"
+	# run at 1,310,720 against 524,288 ns in both rounds (2.29 and 2.50
+	# times), and a maximum of some 2,000 samples is the host's as much as
+	# ours: 4 times. Issue 27's fault was 20 times.
+	awk -v f="$fault_max" -v p="$plain_max" -v s="$scale" 'BEGIN {exit !(f <= 4 * p || f <= 1000000 * s)}' || {
+		why="a sample with faulting anchors took $fault_max ns, over 4 times the worst plain one ($plain_max ns) and over $scale ms"
 		return 1
 	}
 }

@@ -67,7 +67,9 @@ note "samples in ngx.md5's C code without the frames under it: $lost%"
 [ $in -ge 50 ] || fail "under half the samples are in the handler's Lua"
 within 5 $((100 * sort_s / in)) 33 $((100 * md5_s / in)) 33 $((100 * lua_s / in)) 33 ||
 	fail "the handler's split differs from the construction by more than 5 points"
-[ "$cmp_s" -ge 2 ] || fail "table.sort's calls of the Lua comparator are missing"
+# Present, not a share: 3% of all samples measured (a whole percent,
+# truncated), so 1.
+[ "$cmp_s" -ge 1 ] || fail "table.sort's calls of the Lua comparator are missing"
 # How much of md5_work is in ngx.md5 and how much in os.clock() depends on
 # the kernel (a debug kernel's syscalls are slow): 26% and 10% of all
 # samples measured. What must not happen is md5's C frames without theirs.
