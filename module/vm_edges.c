@@ -24,8 +24,11 @@
  *   return address is. rbp is its push's slot if it was pushed, else the
  *   live one.
  *
- * Bounded: one read of the code at the pc, then at most five candidates
- * of three reads each, their loops bounded by the bytes read.
+ * The entry's proof needs the process's unwind rows (the caller's code
+ * must have some before its bytes are read): with frame pointers only the
+ * stack goes on as before. Bounded: one read of the code at the pc, then
+ * at most five candidates of three reads each, their loops bounded by the
+ * bytes read.
  */
 #include "vm_edges.h"
 #include "vm_walk.h"
@@ -105,10 +108,16 @@ static bool vm_entry_after(struct vmstack_walk *w, const struct vmstack_user_reg
 	unsigned long slot = r->sp + 8UL * j, ra, f, bp = r->bp;
 	u8 call[5], code[2 * ENTRY_PUSHES];
 	unsigned int i = 0, k = 0, len;
+	bool hit;
 
+	/*
+	 * A pushed register's value is no return address, and reading before
+	 * it could fault (each fault spends the sample's VM budget): only one
+	 * in code with unwind rows (the C caller's) is read.
+	 */
 	if (!vmstack_vm_read(w, &ra, slot, sizeof(ra)) || ra < sizeof(call) ||
-	    ra >= VMSTACK_USER_MAX || !vmstack_vm_read(w, call, ra - sizeof(call), sizeof(call)) ||
-	    call[0] != 0xe8)
+	    !vmstack_uw_lookup_cached(w->rules, w->uw_cache, ra - 1, &hit) ||
+	    !vmstack_vm_read(w, call, ra - sizeof(call), sizeof(call)) || call[0] != 0xe8)
 		return false;
 	f = ra + (long)(s32)(call[1] | call[2] << 8 | call[3] << 16 | (u32)call[4] << 24);
 	if (f > r->ip || r->ip - f > sizeof(code) || (r->ip - f) < j)

@@ -373,6 +373,21 @@ UNIT_TEST(walk_lj_leave_epilogue)
 	CHECK(exit_walk(&d, VM_LO + 0xfff, s + 0x40, 0x1234, &w) >= 1 && ips[0] != VM_LO + 0xfff);
 }
 
+/* exit_walk with unwind rules (@set) and a lookup cache. */
+static unsigned int entry_walk(const struct vmstack_vm_desc *d, struct vmstack_uw_set *set,
+			       unsigned long ip, unsigned long sp, unsigned long bp,
+			       struct vmstack_walk *w)
+{
+	exit_walk(d, ip, sp, bp, w);
+	w->rules = set;
+	w->n = 0;
+	w->flags = 0;
+	w->faults = 0;
+	w->reads_left = VMSTACK_MAX_READS;
+	memset(ips, 0, sizeof(ips));
+	return vmstack_walk_user(w);
+}
+
 /*
  * Sampled in lj_vm_call's prologue (push rbp; push rbx; push r15;
  * push r14; sub rsp, 0x28), called directly from C: at each of those
@@ -387,9 +402,19 @@ UNIT_TEST(walk_lj_entry_prologue)
 	const unsigned long f = VM_LO + 0x40, ret = STACK + 0x848, main_bp = STACK + 0x900;
 	const unsigned long rel = f - MAIN_RA;
 	struct vmstack_vm_desc d = exit_desc();
+	struct vmstack_uw_table *t = calloc(1, sizeof(*t) + sizeof(t->rows[0]));
+	struct vmstack_uw_set *set = calloc(1, sizeof(*set) + sizeof(set->maps[0]));
 	struct vmstack_walk w;
 	unsigned int j;
 
+	/* The caller's code has rows (a frame-pointer rule, as main's). */
+	t->span = 0x1000;
+	t->nrows = 1;
+	t->rows[0] = (struct vmstack_uw_row){ .start = 0, .cfa_off = 16,
+		.cfa = VMSTACK_UW_CFA_RBP, .rbp = VMSTACK_UW_RBP_SAVED, .rbp_off = -16 };
+	set->nr = 1;
+	set->maps[0] = (struct vmstack_uw_place){ .start = MAIN_RA & ~0xfffUL,
+						  .end = (MAIN_RA & ~0xfffUL) + 0x1000, .t = t };
 	exit_stack();
 	fake_mem_map(VM_LO, 0x1000);
 	fake_mem_map(MAIN_RA & ~0xfffUL, 0x1000);
@@ -404,15 +429,19 @@ UNIT_TEST(walk_lj_entry_prologue)
 	fake_put64(main_bp + 8, MAIN_RA + 0x100);
 	for (j = 0; j <= 4; j++) {
 		/* rbp is the caller's, live before its push, its slot's after. */
-		CHECK(exit_walk(&d, f + at[j], ret - 8 * j, j ? 0x1234 : main_bp, &w) == 3);
+		CHECK(entry_walk(&d, set, f + at[j], ret - 8 * j, j ? 0x1234 : main_bp, &w) == 3);
 		CHECK(ips[0] == f + at[j] && ips[1] == MAIN_RA && ips[2] == MAIN_RA + 0x100);
 		CHECK(!(w.flags & VMSTACK_SF_VM_BROKEN));
 	}
+	/* Without rules the caller's code is not read: the stack goes on as before. */
+	CHECK(exit_walk(&d, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
 	/* Not after a direct call of the function (an indirect one): no proof. */
 	fake_put8(MAIN_RA - 5, 0xff);
-	CHECK(exit_walk(&d, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
+	CHECK(entry_walk(&d, set, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
 	/* A direct call of another function: none either. */
 	fake_put8(MAIN_RA - 5, 0xe8);
 	fake_put32(MAIN_RA - 4, (u32)(rel + 1));
-	CHECK(exit_walk(&d, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
+	CHECK(entry_walk(&d, set, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
+	free(t);
+	free(set);
 }
