@@ -19,9 +19,11 @@ grep -q 'work.lua:3_\[vm\]' /tmp/lj.folded || fail "no named Lua frames"
 lua='work\.lua:[0-9]+_\[vm\]$'
 vm_fib=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:3_[vm]')
 vm_loop=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:8_[vm]')
-# Every 1 ms (i1), not jit.p's default 10: some 3,000 samples, not 300,
-# whose spread alone (2 points at fib's share) left 5 points 2.6 sigma.
-luajit -joff -jp=fi1 "$script" 3 >/tmp/jp.txt 2>&1
+# jit.p's default interval, 10 ms: some 300 samples, whose spread alone
+# is 2 points at fib's share. At 1 ms (-jp=fi1) it gave fib 3% against
+# vmstack's 11% under QEMU (a timer that often costs more than it
+# samples); on the host fi1 and the default agree.
+luajit -joff -jp=f "$script" 3 >/tmp/jp.txt 2>&1
 cat /tmp/jp.txt
 jp_fib=$(jitp_share /tmp/jp.txt fib)
 jp_loop=$(jitp_share /tmp/jp.txt loop_sum)
