@@ -16,19 +16,18 @@
  *   is at sp plus the add plus 8 a pop, and rbp is what its pop (if one is
  *   left) reads;
  * - the entry (lj_vm_call, lj_vm_pcall, lj_vm_resume, lj_vm_cpcall: four
- *   pushes, then sub rsp): when the pc is a push or that sub, j pushes are
- *   done for some j of 0 to 4, and the slot at sp + 8 j holds the return
- *   address. It is that j for which that slot's value follows a direct
- *   call (e8 rel32) whose target is a run of exactly j pushes ending at
- *   the pc: the call proves the function's start, the pushes where its
- *   return address is. rbp is its push's slot if it was pushed, else the
- *   live one.
+ *   pushes, then sub rsp, 0x28; lua_call reaches lj_vm_call by a tail
+ *   jump): when the pc is a push or that sub, the pushes and the sub still
+ *   to run, read forward, must build the frame the descriptor says the
+ *   entry saves (its AR the final sp, the caller's sp at AR +
+ *   caller_sp_off, the return address below it). Then the pushes done
+ *   are known, and the return address is where they left it; rbp is live
+ *   while its push is still to run, else in the slot the descriptor names.
  *
- * The entry's proof needs the process's unwind rows (the caller's code
- * must have some before its bytes are read): with frame pointers only the
- * stack goes on as before. Bounded: one read of the code at the pc, then
- * at most five candidates of three reads each, their loops bounded by the
- * bytes read.
+ * The entry's return address must lie in code with unwind rows (the C
+ * caller's): with frame pointers only the stack goes on as before.
+ * Bounded: one read of the code at the pc, at most three reads of the
+ * stack, loops bounded by the bytes read.
  */
 #include "vm_edges.h"
 #include "vm_walk.h"
@@ -99,56 +98,66 @@ static bool vm_exit_edge(struct vmstack_walk *w, const struct vmstack_user_regs 
 }
 
 /*
- * The entry with @j pushes done: the slot at sp + 8 j holds a return
- * address after a direct call of f, and f..pc is exactly j pushes.
+ * The entry, at a push or its sub rsp: the pushes and the sub still to
+ * run (read forward from the pc) and the frame @d says the entry saves
+ * (its AR the entry's final sp, the caller's sp at AR + caller_sp_off,
+ * the return address just below it) say how many pushes are done, and so
+ * where the return address is. A run that builds no such frame is none.
  */
-static bool vm_entry_after(struct vmstack_walk *w, const struct vmstack_user_regs *r,
-			   unsigned int j, struct vmstack_user_regs *caller)
+static bool vm_entry_edge(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
+			  const struct vmstack_user_regs *r, const u8 *code,
+			  struct vmstack_user_regs *caller)
 {
-	unsigned long slot = r->sp + 8UL * j, ra, f, bp = r->bp;
-	u8 call[5], code[2 * ENTRY_PUSHES];
+	unsigned long ar, slot, ra, bp = r->bp;
 	unsigned int i = 0, k = 0, len;
-	bool hit;
+	bool bp_later = false, hit;
+	long sub;
 
-	/*
-	 * A pushed register's value is no return address, and reading before
-	 * it could fault (each fault spends the sample's VM budget): only one
-	 * in code with unwind rows (the C caller's) is read.
-	 */
-	if (!vmstack_vm_read(w, &ra, slot, sizeof(ra)) || ra < sizeof(call) ||
-	    !vmstack_uw_lookup_cached(w->rules, w->uw_cache, ra - 1, &hit) ||
-	    !vmstack_vm_read(w, call, ra - sizeof(call), sizeof(call)) || call[0] != 0xe8)
-		return false;
-	f = ra + (long)(s32)(call[1] | call[2] << 8 | call[3] << 16 | (u32)call[4] << 24);
-	if (f > r->ip || r->ip - f > sizeof(code) || (r->ip - f) < j)
-		return false;
-	if (r->ip > f && !vmstack_vm_read(w, code, f, r->ip - f))
-		return false;
-	/* Push number k (0 first) is stored at slot - 8 (k + 1). */
-	while (i < r->ip - f) {
-		len = push_len(code + i, r->ip - f - i);
-		if (!len)
-			return false;
-		if (len == 1 && code[i] == 0x55 &&
-		    !vmstack_vm_read(w, &bp, slot - 8UL * (k + 1), sizeof(bp)))
-			return false;
+	while ((len = push_len(code + i, EDGE_BYTES - i))) {
+		bp_later |= len == 1 && code[i] == 0x55;
 		i += len;
-		k++;
+		if (++k > ENTRY_PUSHES)
+			return false;
 	}
-	if (k != j)
+	if (i + 7 > EDGE_BYTES || !is_sub_rsp(code + i))
 		return false;
+	if (code[i + 1] == 0x83)
+		sub = (s8)code[i + 3];
+	else
+		sub = (s32)(code[i + 3] | code[i + 4] << 8 | code[i + 5] << 16 |
+			    (u32)code[i + 6] << 24);
+	if (sub <= 0 || (sub & 7) || sub > 4096 || d->caller_ra_off != d->caller_sp_off - 8)
+		return false;
+	ar = r->sp - 8UL * k - sub;
+	slot = ar + d->caller_ra_off;
+	/* At most ENTRY_PUSHES done: the return address is that far from sp. */
+	if (slot < r->sp || slot - r->sp > 8UL * ENTRY_PUSHES || (slot - r->sp) & 7)
+		return false;
+	/*
+	 * And the value there lies in code with unwind rows (the C caller's):
+	 * with frame pointers only nothing is tried.
+	 */
+	if (!vmstack_vm_read(w, &ra, slot, sizeof(ra)) || !ra ||
+	    !vmstack_uw_lookup_cached(w->rules, w->uw_cache, ra - 1, &hit))
+		return false;
+	/* rbp: live until its push, then in its slot among the pushes done. */
+	if (!bp_later) {
+		unsigned long at = ar + d->caller_bp_off;
+
+		if (at < r->sp || at >= slot || !vmstack_vm_read(w, &bp, at, sizeof(bp)))
+			return false;
+	}
 	caller->ip = ra;
 	caller->sp = slot + 8;
 	caller->bp = bp;
 	return true;
 }
 
-bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_user_regs *r,
-		     struct vmstack_user_regs *caller)
+bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
+		     const struct vmstack_user_regs *r, struct vmstack_user_regs *caller)
 {
 	u8 code[EDGE_BYTES] = { 0 };
 	unsigned long n = 4096 - (r->ip & 4095);
-	unsigned int j;
 
 	/*
 	 * Not past the pc's page: that page is being run, the next one may be
@@ -157,10 +166,7 @@ bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_user_regs *r,
 	 */
 	if (!vmstack_vm_read(w, code, r->ip, n < sizeof(code) ? n : sizeof(code)))
 		return false;
-	if (!push_len(code, sizeof(code)) && !is_sub_rsp(code))
-		return vm_exit_edge(w, r, code, caller);
-	for (j = 0; j <= ENTRY_PUSHES; j++)
-		if (vm_entry_after(w, r, j, caller))
-			return true;
-	return false;
+	if (push_len(code, sizeof(code)) || is_sub_rsp(code))
+		return vm_entry_edge(w, d, r, code, caller);
+	return vm_exit_edge(w, r, code, caller);
 }

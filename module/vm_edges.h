@@ -4,7 +4,7 @@
 
 #include "walk.h"
 
-bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_user_regs *r,
-		     struct vmstack_user_regs *caller);
+bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
+		     const struct vmstack_user_regs *r, struct vmstack_user_regs *caller);
 
 #endif

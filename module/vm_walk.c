@@ -351,7 +351,7 @@ enum vmstack_splice vmstack_vm_splice(struct vmstack_walk *w,
 	 * compiler's rules, right in its prologues and epilogues too.
 	 */
 	if (at_leaf && !jit && !(d->flags & VMSTACK_VM4_F_NATIVE_STEP) &&
-	    vmstack_vm_edge(w, r, caller)) {
+	    vmstack_vm_edge(w, d, r, caller)) {
 		vmstack_vm_emit(w, r->ip);
 		return VMSTACK_SPLICE_CALLER;
 	}

@@ -390,10 +390,10 @@ static unsigned int entry_walk(const struct vmstack_vm_desc *d, struct vmstack_u
 
 /*
  * Sampled in lj_vm_call's prologue (push rbp; push rbx; push r15;
- * push r14; sub rsp, 0x28), called directly from C: at each of those
- * instructions the return address is found where the pushes done put it
- * (the call's target, the function's start, proves how many), the native
- * frame stays as the sampled pc, and rbp is its slot's once pushed.
+ * push r14; sub rsp, 0x28): at each of those instructions the pushes and
+ * the sub still to run, with the descriptor's frame, say where the
+ * return address is; the native frame stays as the sampled pc, and rbp
+ * is its slot's once pushed.
  */
 UNIT_TEST(walk_lj_entry_prologue)
 {
@@ -435,12 +435,15 @@ UNIT_TEST(walk_lj_entry_prologue)
 	}
 	/* Without rules the caller's code is not read: the stack goes on as before. */
 	CHECK(exit_walk(&d, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
-	/* Not after a direct call of the function (an indirect one): no proof. */
-	fake_put8(MAIN_RA - 5, 0xff);
+	/* Reached by a tail jump (lua_call's): the caller's call was of another function. */
+	fake_put32(MAIN_RA - 4, (u32)(rel + 0x100));
+	CHECK(entry_walk(&d, set, f + 2, ret - 16, 0x1234, &w) == 3 && ips[1] == MAIN_RA);
+	/* A run that builds another frame than the descriptor's (sub rsp, 0x30): none. */
+	fake_put8(f + 9, 0x30);
 	CHECK(entry_walk(&d, set, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
-	/* A direct call of another function: none either. */
-	fake_put8(MAIN_RA - 5, 0xe8);
-	fake_put32(MAIN_RA - 4, (u32)(rel + 1));
+	fake_put8(f + 9, 0x28);
+	/* A "return address" in no code with rows: none. */
+	fake_put64(ret, MAIN_RA + 0x2000);
 	CHECK(entry_walk(&d, set, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
 	free(t);
 	free(set);
