@@ -47,10 +47,24 @@ static unsigned int push_len(const u8 *c, unsigned int n)
 	return 0;
 }
 
-/* sub rsp, imm8 (48 83 ec ib) or imm32 (48 81 ec id). */
-static bool is_sub_rsp(const u8 *c)
+/*
+ * add rsp (@modrm c4) or sub rsp (ec), imm8 (48 83 modrm ib) or imm32
+ * (48 81 modrm id), at @c with EDGE_BYTES - 7 or more bytes left: its
+ * length, and the immediate in *@imm; 0 if it is none.
+ */
+static unsigned int rsp_imm(const u8 *c, u8 modrm, long *imm)
 {
-	return c[0] == 0x48 && c[2] == 0xec && (c[1] == 0x83 || c[1] == 0x81);
+	if (c[0] != 0x48 || c[2] != modrm)
+		return 0;
+	if (c[1] == 0x83) {
+		*imm = (s8)c[3];
+		return 4;
+	}
+	if (c[1] == 0x81) {
+		*imm = (s32)(c[3] | c[4] << 8 | c[5] << 16 | (u32)c[6] << 24);
+		return 7;
+	}
+	return 0;
 }
 
 /* The return: [add rsp, imm] pop* ret at the pc, in @code. */
@@ -58,21 +72,11 @@ static bool vm_exit_edge(struct vmstack_walk *w, const struct vmstack_user_regs 
 			 const u8 *code, struct vmstack_user_regs *caller)
 {
 	unsigned long sp = r->sp, bp = r->bp, ra;
-	unsigned int i = 0;
 	long add = 0;
+	unsigned int i = rsp_imm(code, 0xc4, &add);
 
-	/* add rsp, imm8 (48 83 c4 ib) or imm32 (48 81 c4 id). */
-	if (code[0] == 0x48 && code[2] == 0xc4 && (code[1] == 0x83 || code[1] == 0x81)) {
-		if (code[1] == 0x83) {
-			add = (s8)code[3];
-			i = 4;
-		} else {
-			add = (s32)(code[3] | code[4] << 8 | code[5] << 16 | (u32)code[6] << 24);
-			i = 7;
-		}
-		if (add < 0 || (add & 7) || add > 4096)
-			return false;
-	}
+	if (add < 0 || (add & 7) || add > 4096)
+		return false;
 	sp += add;
 	/* pop r64 (58+r, or 41 58+r for r8-r15) until the ret (c3). */
 	while (i < EDGE_BYTES && code[i] != 0xc3) {
@@ -119,13 +123,8 @@ static bool vm_entry_edge(struct vmstack_walk *w, const struct vmstack_vm_desc4 
 		if (++k > ENTRY_PUSHES)
 			return false;
 	}
-	if (i + 7 > EDGE_BYTES || !is_sub_rsp(code + i))
+	if (i + 7 > EDGE_BYTES || !rsp_imm(code + i, 0xec, &sub))
 		return false;
-	if (code[i + 1] == 0x83)
-		sub = (s8)code[i + 3];
-	else
-		sub = (s32)(code[i + 3] | code[i + 4] << 8 | code[i + 5] << 16 |
-			    (u32)code[i + 6] << 24);
 	if (sub <= 0 || (sub & 7) || sub > 4096 || d->caller_ra_off != d->caller_sp_off - 8)
 		return false;
 	ar = r->sp - 8UL * k - sub;
@@ -158,6 +157,7 @@ bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
 {
 	u8 code[EDGE_BYTES] = { 0 };
 	unsigned long n = 4096 - (r->ip & 4095);
+	long sub;
 
 	/*
 	 * Not past the pc's page: that page is being run, the next one may be
@@ -166,7 +166,7 @@ bool vmstack_vm_edge(struct vmstack_walk *w, const struct vmstack_vm_desc4 *d,
 	 */
 	if (!vmstack_vm_read(w, code, r->ip, n < sizeof(code) ? n : sizeof(code)))
 		return false;
-	if (push_len(code, sizeof(code)) || is_sub_rsp(code))
+	if (push_len(code, sizeof(code)) || rsp_imm(code, 0xec, &sub))
 		return vm_entry_edge(w, d, r, code, caller);
 	return vm_exit_edge(w, r, code, caller);
 }
