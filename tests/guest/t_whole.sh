@@ -162,8 +162,9 @@ rm -rf $dir
 cont=60
 vmstack-record -a -F 99 --every $((cont / 6)) -d $cont -o $dir 2>/tmp/wc.err &
 rec=$!
+profiles() { ls $dir 2>/dev/null | grep -c '^vmstack-.*\.pb\.gz$'; }
 t0=$SECONDS
-while [ "$(ls $dir 2>/dev/null | grep -c '^vmstack-.*\.pb\.gz$')" -lt 2 ] &&
+while [ "$(profiles)" -lt 2 ] &&
 	[ $((SECONDS - t0)) -lt $((cont * 2 / 3)) ]; do
 	sleep 1
 done
@@ -175,7 +176,7 @@ tail -4 /tmp/wc.err
 cp /tmp/wc.err "$VMSTACK_RESULTS/"
 # Where the CPU went, by process name (the recorder's own share included).
 go tool pprof -tags $dir/*.pb.gz 2>/dev/null | awk '/^ *comm:/ {on = 1; n = 0} /^ *[a-z_]+:/ && !/comm:/ {on = 0} on && n++ < 9'
-n=$(ls $dir | grep -c '^vmstack-.*\.pb\.gz$')
+n=$(profiles)
 note "-a --every: $n profiles in $cont s; recorder RSS $rss1 KiB at $at1 s (two profiles written), $rss2 KiB at $at2 s"
 [ "$n" -ge 5 ] || { cleanup; fail "fewer than 5 profiles in 6 intervals"; }
 bad=
