@@ -129,7 +129,10 @@ script_run() {
 	wait_until 30 grep -qs running $base-off.out || fail "$rt: the script did not start"
 	vmstack-record -q -p $on,$off -d $secs -o $base.folded 2>$base.err ||
 		{ cat $base.err; fail "vmstack-record failed on $rt"; }
-	kill $on $off
+	# SIGKILL: Tarantool takes SIGTERM in its event loop, which a script
+	# that never yields does not reach (it ran on to its end, 50 s on the
+	# debug kernel).
+	kill -KILL $on $off
 	wait $on $off 2>/dev/null
 	cat $base.err
 	cp $base.folded "$VMSTACK_RESULTS/builtins-$rt.folded"

@@ -90,7 +90,8 @@ check_split /tmp/py.folded /tmp/py.folded.err "launched" "$ref"
 
 $py $dir/known.py $((10 * scale)) split 2>/tmp/pya.hot &
 pid=$!
-sleep $((2 * scale))
+# Past the interpreter's start-up, into the split's rounds.
+sleep $((2 * span))
 vmstack-record -q -F 999 -d $((4 * span)) -p $pid -o /tmp/pya.folded 2>/tmp/pya.err ||
 	{ cat /tmp/pya.err; fail "attach failed"; }
 kill $pid; wait $pid 2>/dev/null
@@ -197,9 +198,10 @@ note "forkexec: before the exec $before samples, after it $after, the forked chi
 # reaches pprof as the namer's parts (function lemur, the whole file, the
 # running line, the first line), live and through a raw recording, not cut
 # where a "(file:LINE)" would be looked for.
-odd="/tmp/py dir/odd (v2):x.py"
-mkdir -p "/tmp/py dir"
-cat >"$odd" <<'PY'
+if release_only "names as data through pprof: user space's"; then
+	odd="/tmp/py dir/odd (v2):x.py"
+	mkdir -p "/tmp/py dir"
+	cat >"$odd" <<'PY'
 import sys, time
 def lemur(seconds):
     end = time.monotonic() + seconds
@@ -209,16 +211,17 @@ def lemur(seconds):
     return n
 lemur(float(sys.argv[1]))
 PY
-vmstack-record -q -F 999 -o /tmp/pyodd.pb.gz --raw /tmp/pyodd.raw -- $py "$odd" $((2 * span)) ||
-	fail "odd path: record failed"
-vmstack-report -i /tmp/pyodd.raw -o /tmp/pyodd.report.pb.gz 2>/dev/null || fail "odd path: report failed"
-for pb in /tmp/pyodd.pb.gz /tmp/pyodd.report.pb.gz; do
-	go tool pprof -raw $pb >$pb.txt 2>&1
-	# "ID: ADDRESS M=MAPPING FUNCTION FILE:LINE s=FIRST": lemur, defined at line 2, runs lines 3-7.
-	loc=$(grep -E '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ lemur /tmp/py dir/odd \(v2\):x\.py:[3-7] s=2$' $pb.txt | head -1)
-	note "odd path, $pb: $loc"
-	[ -n "$loc" ] || { grep lemur $pb.txt; fail "odd path: $pb has no function lemur in '$odd' at its line"; }
-done
+	vmstack-record -q -F 999 -o /tmp/pyodd.pb.gz --raw /tmp/pyodd.raw -- $py "$odd" $((2 * span)) ||
+		fail "odd path: record failed"
+	vmstack-report -i /tmp/pyodd.raw -o /tmp/pyodd.report.pb.gz 2>/dev/null || fail "odd path: report failed"
+	for pb in /tmp/pyodd.pb.gz /tmp/pyodd.report.pb.gz; do
+		go tool pprof -raw $pb >$pb.txt 2>&1
+		# "ID: ADDRESS M=MAPPING FUNCTION FILE:LINE s=FIRST": lemur, defined at line 2, runs lines 3-7.
+		loc=$(grep -E '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ lemur /tmp/py dir/odd \(v2\):x\.py:[3-7] s=2$' $pb.txt | head -1)
+		note "odd path, $pb: $loc"
+		[ -n "$loc" ] || { grep lemur $pb.txt; fail "odd path: $pb has no function lemur in '$odd' at its line"; }
+	done
+fi
 
 # ---- the handler's cost per sample on Python stacks, beside LuaJIT's
 # (the sandwich workload: C and Lua calling each other) in the same boot.

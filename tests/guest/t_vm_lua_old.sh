@@ -8,7 +8,7 @@
 # (checked against it for lua5.1 to lua5.3: lua_getinfo_names), LINE
 # the one it is at; the comparator, called from C, is "CHUNK:LINE" of its
 # first line. HAProxy 2.6 (liblua5.3, a Lua service in a coroutine under
-# curl load) too, when installed.
+# curl load) too.
 . tests/guest/lib.sh
 script=tests/workloads/lua/known_old.lua
 # check FOLDED LABEL CHUNK ANCHOR [GETINFO]: the samples under ANCHOR (an
@@ -39,6 +39,11 @@ check() {
 	[ -z "${5:-}" ] || lua_names_match "$f" "$chunk" "$label" "$5"
 }
 for v in 5.1 5.2 5.3; do
+	# On the debug kernel Redis's 5.1 and HAProxy's 5.3 (below) stand for
+	# them: the module runs the same programs.
+	case $v in
+	5.1 | 5.3) release_only "lua$v's own interpreter" || continue ;;
+	esac
 	vmstack-record -F 999 -o /tmp/lold$v.folded -- lua$v $script $((3 * span)) 2>/tmp/lold$v.err ||
 		{ cat /tmp/lold$v.err; fail "lua$v: record failed"; }
 	cat /tmp/lold$v.err
@@ -93,10 +98,8 @@ check /tmp/lold-redis.folded "redis-server" user_script ';lua_pcall;'
 # called by lua_resume's unroll, so the callers of the innermost one are
 # in no native frame and are not shown: the split is measured with the
 # forced yield out of reach.
-if ! command -v haproxy >/dev/null || ! command -v curl >/dev/null; then
-	note "no haproxy or curl here: that case not run"
-	exit 0
-fi
+command -v haproxy >/dev/null && command -v curl >/dev/null ||
+	fail "no haproxy or curl here (scripts/setup installs them)"
 cat >/tmp/vmstack-haproxy.lua <<'LUA'
 local function spin(n) local x = 0 for i = 1, n do x = x + 1 end return x end
 local function heavy() local x = spin(15000) return x end
