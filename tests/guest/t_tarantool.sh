@@ -39,19 +39,24 @@ share() { stack_share "$f" "$1"; }
 F='tarantool_split\.lua'
 
 # work_split LABEL: the work functions' shares in $f; of the samples in
-# them, each must be the construction's (50/25/25) within 5 points.
+# them, each must be the construction's (50/25/25) within 5 points. From
+# sample counts, to a tenth of a point (whole percents truncated twice
+# biased the shares low by up to 2 points).
 work_split() {
-	local sort_s json_s in
-	sort_s=$(share "$F:18_\[vm\]")
-	json_s=$(share "$F:27_\[vm\]")
-	lua_s=$(share "$F:34_\[vm\]")
-	in=$((sort_s + json_s + lua_s))
-	note "$1: sort_work $sort_s%, json_work $json_s%, lua_work $lua_s% of all samples ($in% in the work functions)"
-	[ $in -ge 80 ] || fail "$1: under 80% of the samples are in the work functions"
-	note "$1: of those, $((100 * sort_s / in))/$((100 * json_s / in))/$((100 * lua_s / in)) (by construction 50/25/25)"
-	within 5 $((100 * sort_s / in)) 50 $((100 * json_s / in)) 25 $((100 * lua_s / in)) 25 ||
-		fail "$1: shares differ from the construction by more than 5 points"
+	local sc jc lc in all
+	sc=$(stack_count "$f" "$F:18_\[vm\]")
+	jc=$(stack_count "$f" "$F:27_\[vm\]")
+	lc=$(stack_count "$f" "$F:34_\[vm\]")
+	all=$(stack_count "$f" '')
+	in=$((sc + jc + lc))
+	note "$1: sort_work $sc, json_work $jc, lua_work $lc samples of $all ($(tenth $in $all)% in the work functions)"
+	[ $((100 * in)) -ge $((80 * all)) ] || fail "$1: under 80% of the samples are in the work functions"
+	set -- "$1" "$(tenth $sc $in)" "$(tenth $jc $in)" "$(tenth $lc $in)"
+	note "$1: of those, $2/$3/$4 (by construction 50/25/25)"
+	within 5 "$2" 50 "$3" 25 "$4" 25 || fail "$1: shares differ from the construction by more than 5 points"
 }
+# tenth PART WHOLE: PART's share of WHOLE in percent, to a tenth.
+tenth() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b ? 100 * a / b : 0}'; }
 
 run_one joff
 f=/tmp/tt-joff.folded
@@ -72,7 +77,11 @@ note "jit.p (JIT off): $jp_sort/${jp_json:-?}/${jp_lua:-?}"
 work_split "JIT off"
 [ "$cmp_s" -ge 3 ] || fail "table.sort's calls of the Lua comparator are missing"
 [ "$json_c" -ge 10 ] || fail "no C frames above json_work"
-[ "$fiber_root" -ge $((lua_s * 9 / 10)) ] && [ "$under_c" -ge 80 ] || fail "the second fiber's stacks are not complete down to coro_init"
+lua_s=$(share "$F:34_\[vm\]")
+[ "$fiber_root" -ge $((lua_s * 9 / 10)) ] && [ "$under_c" -ge 95 ] || fail "the second fiber's stacks are not complete down to coro_init"
+# LuaJIT's entry from C and return to C are walked from their code
+# (module/vm_edges.c): a sample there no longer cuts the VM part (2% before).
+[ "$cut" -le 1 ] || fail "over 1% of the samples' VM part cut"
 
 run_one jon
 f=/tmp/tt-jon.folded
@@ -80,9 +89,13 @@ total=$(awk '{s += $NF} END {print s+0}' $f)
 trace=$(share "TRACE_[0-9]+ [^;]*$F:[0-9]+_\[j\]")
 root=$(share "^tarantool;coro_init;fiber_loop;")
 unknown=$(share ';\[unknown\] [0-9]+$')
-note "JIT on, $total samples: in named traces $trace%, rooted at coro_init;fiber_loop $root%, leaf [unknown] $unknown%"
+cut=$(share 'vm stack cut')
+note "JIT on, $total samples: in named traces $trace%, rooted at coro_init;fiber_loop $root%, leaf [unknown] $unknown%, VM part cut $cut%"
 [ "$trace" -ge 5 ] || fail "trace code not attributed"
-[ "$root" -ge 85 ] || fail "under 85% of the samples are complete down to coro_init"
+# The issue's bound (99% measured on both kernels; 96-97% before the
+# entry and return were walked from their code).
+[ "$root" -ge 97 ] || fail "under 97% of the samples are complete down to coro_init"
+[ "$cut" -le 1 ] || fail "over 1% of the samples' VM part cut"
 [ "$unknown" -le 10 ] || fail "over 10% of samples end in unknown code"
 work_split "JIT on"
 true
