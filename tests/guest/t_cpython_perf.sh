@@ -22,14 +22,16 @@ def top(secs):
         mid(20000)
 top(float(sys.argv[1]))
 PY
-ran=0
+# rooted_py FOLDED: of the samples in the script's Python frames, the
+# share (whole percent) rooted at python's _start.
+rooted_py() {
+	local py_frame='\(/tmp/xperf\.py:[0-9]+\)_\[vm\]'
+	awk -v a="$(stack_count "$1" "^python$v;_start;.*$py_frame")" \
+		-v b="$(stack_count "$1" "$py_frame")" 'BEGIN {printf "%d", b ? 100 * a / b : 0}'
+}
 for v in 3.12 3.13; do
 	py=$(ls /root/.pyenv/versions/$v.*/bin/python$v 2>/dev/null | head -1)
-	if [ -z "$py" ]; then
-		note "no pyenv CPython $v here: not run"
-		continue
-	fi
-	ran=$((ran + 1))
+	[ -n "$py" ] || fail "no pyenv CPython $v here (scripts/setup provides the pyenv builds)"
 	for mode in plain perf; do
 		args=
 		[ $mode = perf ] && args="-X perf"
@@ -37,15 +39,18 @@ for v in 3.12 3.13; do
 			2>/tmp/xp-$v-$mode.err || { cat /tmp/xp-$v-$mode.err; fail "$v $mode: record failed"; }
 	done
 	f=/tmp/xp-$v-perf.folded
-	rp=$(stack_share /tmp/xp-$v-plain.folded "^python$v;_start;")
-	rx=$(stack_share $f "^python$v;_start;")
+	# Of the samples in the script's Python code: the loader's start-up,
+	# 1-8% of the samples from run to run (t_unwind_stripped), is no part
+	# of what -X perf changes.
+	rp=$(rooted_py /tmp/xp-$v-plain.folded)
+	rx=$(rooted_py $f)
 	# Of the samples in leaf (through its stub), those with top's and mid's
 	# stubs above it, rooted: the calls in order, nothing cut between.
 	nleaf=$(stack_count $f ";py::leaf:/tmp/xperf\\.py;")
 	chain=$(stack_count $f "^python$v;_start;.*;py::top:/tmp/xperf\\.py;.*;py::mid:/tmp/xperf\\.py;.*;py::leaf:/tmp/xperf\\.py;")
-	note "CPython $v: rooted at _start $rp% without -X perf, $rx% with it; of $nleaf samples in leaf, under _start, top and mid in order: $chain"
-	[ "$rx" -ge $((rp - 5)) ] && [ "$rx" -ge 80 ] || fail "$v: -X perf's stacks end at the stubs"
+	note "CPython $v: of the samples in Python code, rooted at _start $rp% without -X perf, $rx% with it; of $nleaf samples in leaf, under _start, top and mid in order: $chain"
+	# Release: 100% and 99-100% (88-90% and 91-93% with the start-up counted).
+	[ "$rx" -ge $((rp - 3)) ] && [ "$rx" -ge 95 ] || fail "$v: -X perf's stacks end at the stubs"
 	[ "$nleaf" -ge 200 ] && [ $((100 * chain / nleaf)) -ge 90 ] ||
 		fail "$v: the stubs' Python calls not in order under _start"
 done
-[ $ran -ge 1 ] || fail "no pyenv CPython 3.12 or 3.13 (scripts/setup's runtimes)"

@@ -22,8 +22,10 @@ run_one() {
 	wait_until 30 grep -qs running /tmp/ljgc-$name.out || fail "$name: the script did not start"
 	vmstack-record -q -p $pid -d $secs -o $out 2>/tmp/ljgc-$name.err
 	rc=$?
-	kill $pid 2>/dev/null
-	wait $pid
+	# SIGKILL: Tarantool takes SIGTERM in its event loop, which the
+	# script never yields to (it would run on to its end).
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
 	cat /tmp/ljgc-$name.err
 	[ $rc = 0 ] || fail "$name: vmstack-record exited $rc"
 	cp $out "$VMSTACK_RESULTS/"
@@ -36,9 +38,12 @@ run_one() {
 	gc=$(stack_count $out ';lj_gc_step_jit;')
 	gc_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_gc_step_jit;')
 	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+_\[vm\];lj_gc_step_jit;')
-	ex=$(stack_count $out ';lj_trace_exit;')
+	# Exits are few (2-7 samples): one the handler's budget cut (counted,
+	# [vm stack cut: 5]; seen once on the debug kernel) is no walk's fault.
+	budget=$(grep -F '[vm stack cut: 5]' $out | stack_count /dev/stdin ';lj_trace_exit;')
+	ex=$(grep -vF '[vm stack cut: 5]' $out | stack_count /dev/stdin ';lj_trace_exit;')
 	ex_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_trace_exit;')
-	note "$name: $total samples, rooted $rooted%, with Lua frames $lua%; in GC steps from traces $gc ($gc_rooted rooted, $gc_lua under Lua frames), in trace exits $ex ($ex_rooted rooted)"
+	note "$name: $total samples, rooted $rooted%, with Lua frames $lua%; in GC steps from traces $gc ($gc_rooted rooted, $gc_lua under Lua frames), in trace exits $ex ($ex_rooted rooted) and $budget more the handler's budget cut"
 	[ "$rooted" -ge 97 ] || fail "$name: under 97% of the samples rooted"
 	[ "$lua" -ge 97 ] || fail "$name: under 97% of the samples under the script's Lua frames"
 }
