@@ -198,9 +198,10 @@ void vmstack_process_resolve(struct vmstack_process *p, uint64_t addr, int ret,
 		return;
 	}
 	sym = p->perf_map.loaded ? vmstack_symtab_find(&p->perf_map, pc) : NULL;
-	if (sym && (!m || m->path[0] != '/'))
+	if (sym && (!m || m->path[0] != '/')) {
 		w->name = sym->name;
-	else if (m && m->path[0])
+		w->perf_map = true;
+	} else if (m && m->path[0])
 		snprintf(buf, len, "%s+0x%" PRIx64, m->path, w->offset);
 	else
 		snprintf(buf, len, "[unknown]");

@@ -76,6 +76,7 @@ struct vmstack_where {
 	 * object, or "[unknown]".
 	 */
 	const char *name;
+	bool perf_map;			/* name is the process's perf map's */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include "profile.h"
 #include "stacks.h"
 #include "util.h"
+#include "vm/cpython/perf_stub.h"
 
 #define NAME_LEN 256
 /*
@@ -207,11 +208,14 @@ static uint32_t profile_map(struct vmstack_profile *p, const struct vmstack_map 
  * frame with lines is its function and the calls inlined there, the
  * innermost first); returns how many. A new native frame gets its place
  * (mapping, address) from the same resolve that names it. @caller: a
- * VM frame's caller (vmstack_frames_caller()), or NULL.
+ * VM frame's caller (vmstack_frames_caller()), or NULL. @callee_kind:
+ * the kind of the frame before @f (leaf first), ROOT for the leaf. A
+ * CPython perf stub whose callee is a script frame has none (0): the
+ * Python frame merged above it is the same call (perf_stub.h).
  */
 static uint32_t frame_ids(struct vmstack_profile *p, struct vmstack_process *proc,
 			  const struct vmstack_frame *f, const struct vmstack_frame *caller,
-			  int lines, uint32_t *leaf)
+			  enum vmstack_frame_kind callee_kind, int lines, uint32_t *leaf)
 {
 	struct vmstack_name names[VMSTACK_MAX_INLINE];
 	char buf[LINES_NAME_LEN];
@@ -225,6 +229,8 @@ static uint32_t frame_ids(struct vmstack_profile *p, struct vmstack_process *pro
 		return 1;
 	}
 	vmstack_process_resolve(proc, f->value, f->ret, &w, buf, lines ? LINES_NAME_LEN : NAME_LEN);
+	if (w.perf_map && callee_kind == VMSTACK_FRAME_SCRIPT && cpython_perf_stub_name(w.name))
+		return 0;
 	names[0] = (struct vmstack_name){ .kind = VMSTACK_FRAME_NATIVE, .function = w.name,
 					  .file = "" };
 	if (lines)
@@ -302,6 +308,7 @@ static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
 {
 	struct vmstack_frame_iter it;
 	struct vmstack_frame f, caller;
+	enum vmstack_frame_kind callee_kind = VMSTACK_FRAME_ROOT;
 	uint32_t n = 0, nl = 0, nk = 0, k;
 	char root[NAME_LEN];
 
@@ -315,7 +322,8 @@ static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
 	while (vmstack_frames_next(&it, &f)) {
 		nk += f.kind == VMSTACK_FRAME_KERNEL;
 		nl += frame_ids(p, src->proc, &f, vmstack_frames_caller(&it, &f, &caller),
-				o->lines, leaf + nl);
+				callee_kind, o->lines, leaf + nl);
+		callee_kind = f.kind;
 	}
 	/* Root first: user frames outermost first, then kernel frames. */
 	for (k = nl; k > nk; k--)

@@ -148,46 +148,6 @@ UNIT_TEST(demangle_native_frames)
 	vmstack_process_free(s);
 }
 
-/* Every stack is process @arg's, "app". */
-static int app_source(void *arg, uint32_t pid, struct vmstack_name_source *src)
-{
-	(void)pid;
-	*src = (struct vmstack_name_source){ .proc = arg, .comm = "app" };
-	return 0;
-}
-
-/* The folded text of one stack, leaf first in @ips, named with or without demangling. */
-static char *folded_of(struct vmstack_process *s, const uint64_t *ips, unsigned int n,
-		       int no_demangle)
-{
-	struct {
-		struct vmstack_rec_sample rec;
-		uint64_t ips[8];
-	} r = { 0 };
-	struct vmstack_profile p;
-	struct vmstack_stacks st;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	r.rec.hdr.type = VMSTACK_REC_SAMPLE;
-	r.rec.hdr.size = (uint32_t)(sizeof(r.rec) + n * 8);
-	r.rec.pid = (uint32_t)getpid();
-	r.rec.nr_user = (uint16_t)n;
-	memcpy(r.ips, ips, n * 8);
-	vmstack_stacks_init(&st, 0);
-	vmstack_stacks_add(&st, &r.rec);
-	vmstack_profile_init(&p);
-	vmstack_profile_name(&p, &st, &(struct vmstack_name_opts){
-		.source = app_source, .arg = s, .no_demangle = no_demangle });
-	out = open_memstream(&text, &len);
-	CHECK(!vmstack_output_find("folded")->write(&p, NULL, out));
-	fclose(out);
-	vmstack_profile_free(&p);
-	vmstack_stacks_free(&st);
-	return text;
-}
-
 /*
  * A profile's frames and its folded lines: demangled names whole (spaces,
  * parentheses, '<>', commas and all: one line, the count after the last
@@ -201,11 +161,11 @@ UNIT_TEST(demangle_profile_whole_names)
 	char *text;
 
 	CHECK(vmstack_process_refresh(s) > 0);
-	text = folded_of(s, ips, 4, 0);
+	text = user_folded(s, ips, 4, 0);
 	CHECK(text && !strcmp(text, "app;unit_plain_c;tarantool::fiber::loop();mycrate::module::func;"
 			      LONG_READABLE " 1\n"));
 	free(text);
-	text = folded_of(s, ips, 4, 1);
+	text = user_folded(s, ips, 4, 1);
 	CHECK(text && !strcmp(text, "app;unit_plain_c;" FIBER_LOOP ";" RUST_V0 ";" LONG_CXX " 1\n"));
 	free(text);
 	vmstack_process_free(s);
