@@ -16,10 +16,16 @@ def leaf(n):
         s += i * i
     return s
 def mid(n):
-    return leaf(n)
+    s = 0
+    for i in range(n // 2):
+        s += i
+    return leaf(n) + s
 def top(secs):
     end = time.time() + secs
     while time.time() < end:
+        s = 0
+        for i in range(10000):
+            s += i
         mid(20000)
 top(float(sys.argv[1]))
 PY
@@ -54,6 +60,7 @@ for v in 3.12 3.13; do
 			2>/tmp/xp-$v-$mode.err || { cat /tmp/xp-$v-$mode.err; fail "$v $mode: record failed"; }
 	done
 	f=/tmp/xp-$v-perf.folded
+	cp $f "$VMSTACK_RESULTS/"
 	# Of the samples in the script's Python code: the loader's start-up,
 	# 1-8% of the samples from run to run (t_unwind_stripped), is no part
 	# of what -X perf changes.
@@ -75,7 +82,8 @@ for v in 3.12 3.13; do
 	# The same Python stacks without and with -X perf: each chain of
 	# Python functions (native frames between them left out: -X perf
 	# makes the interpreter call each function from C) has the same share
-	# of the samples in Python code within 3 points.
+	# of the samples in Python code within 3 points (each of top, mid and
+	# leaf runs a loop of its own).
 	py_chains /tmp/xp-$v-plain.folded >/tmp/xp-$v-plain.chains
 	py_chains $f >/tmp/xp-$v-perf.chains
 	note "CPython $v: Python chains' shares without and with -X perf:"
