@@ -4,8 +4,8 @@
 # event per CPU, filtered by process. A bystander burns CPU 1 while the
 # target runs pinned to CPU 0, at 999 Hz:
 #   - the module's own count: interrupts that found another process
-#     running (OTHER) must be 0 with task events, and about the rate per
-#     second with per-CPU events (the bystander's CPU);
+#     running (OTHER) must be 0 with task events, and over a quarter of
+#     the rate per second with per-CPU events (the bystander's CPU);
 #   - the bystander CPU's local timer interrupts per second (/proc/
 #     interrupts, an independent count), for both modes, perf record -p -g
 #     and nothing, in the note: task events must add less than a quarter
@@ -64,8 +64,12 @@ note "bystander CPU 1's timer interrupts/s: none $none, vmstack task events $tas
 note "module's count, task events: $t_all interrupts, $((t_all - t_in)) in another process; per-CPU events: $c_all, $((c_all - c_in)) in another process"
 [ "$t_all" -gt 1000 ] || fail "task events: too few interrupts ($t_all)"
 [ $((t_all - t_in)) -eq 0 ] || fail "task events fired in another process $((t_all - t_in)) times"
-[ $((c_all - c_in)) -gt $((999 * rsecs / 2)) ] ||
-	fail "per-CPU events: only $((c_all - c_in)) interrupts in the bystander (expected about $((999 * rsecs)))"
+# Per-CPU events fire on the bystander's CPU, task events never: more
+# than a quarter of the rate tells them apart. Under TCG the bystander's
+# share of the rate varies: 495-710/s on the debug kernel (2,968 in 6 s
+# once failed a bound of half), about 1,000/s on the release kernel.
+[ $((c_all - c_in)) -gt $((999 * rsecs / 4)) ] ||
+	fail "per-CPU events: only $((c_all - c_in)) interrupts in the bystander (at 999 Hz, $((999 * rsecs)) in $rsecs s)"
 [ $((task - none)) -lt 250 ] || fail "task events added $((task - none)) interrupts/s on the bystander's CPU"
 [ $((cpu - none)) -gt 500 ] || note "per-CPU events added only $((cpu - none))/s on the bystander's CPU (TCG timing)"
 ok=$(stack_share /tmp/te.task.folded ';main;run;(hot_three|cold_one);spin')
