@@ -45,6 +45,9 @@ pid=$!
 sleep $((1 * scale))
 vmstack-record -q -F 999 -d $((4 * span)) -p $pid -o /tmp/phpa.folded 2>/tmp/phpa.err ||
 	{ cat /tmp/phpa.err; fail "attach failed"; }
+# -q leaves the warnings and what was seen but not walked: kept in the log
+# (a debug-kernel run once merged no PHP frame after attaching).
+cat /tmp/phpa.err
 wait $pid
 cp /tmp/php.folded /tmp/phpa.folded "$VMSTACK_RESULTS/"
 # The split the script printed covers its whole run, the recording a part
