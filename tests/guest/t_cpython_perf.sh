@@ -29,24 +29,25 @@ def top(secs):
         mid(20000)
 top(float(sys.argv[1]))
 PY
+# The ERE of a merged frame of the script, after its function's name.
+PYF='\(/tmp/xperf\.py:[0-9]+\)_\[vm\]'
 # rooted_py FOLDED: of the samples in the script's Python frames, the
 # share (whole percent) rooted at python's _start.
 rooted_py() {
-	local py_frame='\(/tmp/xperf\.py:[0-9]+\)_\[vm\]'
-	awk -v a="$(stack_count "$1" "^python$v;_start;.*$py_frame")" \
-		-v b="$(stack_count "$1" "$py_frame")" 'BEGIN {printf "%d", b ? 100 * a / b : 0}'
+	awk -v a="$(stack_count "$1" "^python$v;_start;.*$PYF")" \
+		-v b="$(stack_count "$1" "$PYF")" 'BEGIN {printf "%d", b ? 100 * a / b : 0}'
 }
 # pyf FUNC: the ERE of FUNC's merged frame in the script.
-pyf() { echo "$1 \\(/tmp/xperf\\.py:[0-9]+\\)_\\[vm\\]"; }
+pyf() { echo "$1 $PYF"; }
 # py_chains FOLDED: "CHAIN COUNT" per chain of the script's Python
 # functions under top (<module>>top>mid>leaf) and the samples in it,
 # sorted by chain. The start-up in <module> is left out: the first run
 # of each version (the one without -X perf) spent 3.3% there once on the
 # debug kernel, the second 0.1% (cold caches, not -X perf).
 py_chains() {
-	awk '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); c = ""
+	RE="$PYF\$" awk '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); c = ""
 		for (i = 1; i <= k; i++)
-			if (a[i] ~ /\(\/tmp\/xperf\.py:[0-9]+\)_\[vm\]$/) {
+			if (a[i] ~ ENVIRON["RE"]) {
 				sub(/ \(.*/, "", a[i]); c = c (c == "" ? "" : ">") a[i]
 			}
 		if (c ~ /^<module>>top(>|$)/) s[c] += n }
@@ -91,7 +92,7 @@ for v in 3.12 3.13; do
 	# itself (the leaf) or calls no merged frame.
 	nleaf=$(stack_count $f "$(pyf leaf)")
 	chain=$(stack_count $f "^python$v;_start(;[^;]*)*;$(pyf top)(;[^;]*)*;$(pyf mid)(;[^;]*)*;$(pyf leaf)")
-	stubs=$(stack_count $f ";py::[^;]*;[^;]*\(/tmp/xperf\.py:[0-9]+\)_\[vm\]")
+	stubs=$(stack_count $f ";py::[^;]*;[^;]*$PYF")
 	note "CPython $v: of the samples in Python code, rooted at _start $rp% without -X perf, $rx% with it; of $nleaf samples in leaf, under _start, top and mid in order: $chain; stubs shown under a Python frame: $stubs"
 	# Release: 100% and 99-100% (88-90% and 91-93% with the start-up counted).
 	[ "$rx" -ge $((rp - 3)) ] && [ "$rx" -ge 95 ] || fail "$v: -X perf's stacks end at the stubs"
