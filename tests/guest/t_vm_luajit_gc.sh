@@ -39,7 +39,8 @@ run_one() {
 	gc_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_gc_step_jit;')
 	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+_\[vm\];lj_gc_step_jit;')
 	# Exits are few (2-7 samples): one the handler's budget cut (counted,
-	# [vm stack cut: 5]; seen once on the debug kernel) is no walk's fault.
+	# [vm stack cut: 5]; 1 of 7 and 1 of 4 in two debug-kernel runs) is no
+	# walk's fault.
 	budget=$(grep -F '[vm stack cut: 5]' $out | stack_count /dev/stdin ';lj_trace_exit;')
 	ex=$(grep -vF '[vm stack cut: 5]' $out | stack_count /dev/stdin ';lj_trace_exit;')
 	ex_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_trace_exit;')
