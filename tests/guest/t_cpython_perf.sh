@@ -58,7 +58,10 @@ py_chains() {
 # sampling allows: 4 standard deviations of the difference of two
 # binomial shares, at least 3 points (1,200-2,000 samples a run at 499 Hz
 # on the debug kernel: one chain once differed by 3.6 points, 2.9 of
-# them; 4,000 at 999 Hz: about 3.6 points).
+# them). The runs last 4 x span at 999 Hz: 2 s gave about 1,900 samples
+# on the release kernel and a difference of 5.1 points against 5.1 once
+# (3.13's top; the samples of a loop come in runs, so they spread more
+# than independent ones would).
 same_chains() {
 	join -a1 -a2 -e 0 -o 0,1.2,2.2 "$1" "$2" |
 		awk -v t1="$(awk '{s += $2} END {print s}' "$1")" \
@@ -76,7 +79,7 @@ for v in 3.12 3.13; do
 	for mode in plain perf; do
 		args=
 		[ $mode = perf ] && args="-X perf"
-		vmstack-record -q -F 999 -o /tmp/xp-$v-$mode.folded -- $py $args /tmp/xperf.py $((2 * span)) \
+		vmstack-record -q -F 999 -o /tmp/xp-$v-$mode.folded -- $py $args /tmp/xperf.py $((4 * span)) \
 			2>/tmp/xp-$v-$mode.err || { cat /tmp/xp-$v-$mode.err; fail "$v $mode: record failed"; }
 	done
 	f=/tmp/xp-$v-perf.folded
