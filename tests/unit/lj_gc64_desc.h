@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The ABI 3 descriptor of a LuaJIT 2.1 GC64 interpreter (the offsets
- * user/vm/luajit.c and luajit_builds.c give), for the tests that lay out
+ * user/vm/luajit/luajit.c and luajit_builds.c give), for the tests that lay out
  * fake LuaJIT stacks: test_walk_checks.c (the walker's frame checks) and
  * test_desc3_steps.c (a translated program's cost per frame).
  */

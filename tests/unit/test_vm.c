@@ -17,7 +17,7 @@
 #include "vm/desc3_prog.h"
 #include "util.h"
 #include "walk.h"
-#include "vm/luajit.h"
+#include "vm/luajit/luajit.h"
 #include "vm/runtime.h"
 #include "vm/text.h"
 

@@ -20,7 +20,7 @@
 #define VM_HI	0x401000UL
 #define MAIN_RA	0x500100UL		/* native code, no memory needed */
 
-/* LuaJIT 2.1 GC64 (user/vm/luajit.c and luajit_builds.c). */
+/* LuaJIT 2.1 GC64 (user/vm/luajit/luajit.c and luajit_builds.c). */
 #define AR	(STACK + 0x100)		/* the interpreter's cframe: its rsp */
 #define L	HEAP			/* lua_State: gct +9, base +0x20, stack +0x38, cframe +0x50 */
 #define LS	(HEAP + 0x2000)		/* its stack */

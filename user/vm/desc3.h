@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ABI 3's VM descriptor, kept by the tools as the runtimes' structured
- * form (user/vm/luajit.c, lua54.c, cpython.c, the text format,
+ * form (user/vm/luajit/luajit.c, lua54.c, cpython.c, the text format,
  * libvmstack's custom VMs) since ABI 4 made the module take programs:
  * desc3_prog.c compiles it to one that does what ABI 3.6's module did.
  * Moved here from the uapi header as it was at 3.6, field for field; it

@@ -21,7 +21,7 @@ static int64_t rnd_off(void)
 	return rand() % 3 ? picks[rand() % 15] : (int64_t)(rand() % 512) - 256;
 }
 
-/* A LuaJIT trace's fields (user/vm/luajit.c) or not, each on its own. */
+/* A LuaJIT trace's fields (user/vm/luajit/luajit.c) or not, each on its own. */
 static int32_t jit_off(int32_t real)
 {
 	return rand() % 2 ? real : (int32_t)rnd_off();

@@ -12,7 +12,7 @@
 
 #include "dwarf_types.h"
 #include "elf_facts.h"
-#include "luajit.h"
+#include "vm/luajit/luajit.h"
 
 /* Variables a program keeps its main lua_State in (the JIT anchor). */
 static const char *const anchors[] = {

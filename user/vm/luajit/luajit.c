@@ -12,8 +12,8 @@
 
 #include "elf_facts.h"
 #include "vm/lua/lua_name.h"
-#include "luajit.h"
-#include "runtime.h"
+#include "vm/luajit/luajit.h"
+#include "vm/runtime.h"
 #include "file.h"
 #include "util.h"
 

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "luajit.h"
+#include "vm/luajit/luajit.h"
 
 /*
  * GC64 (vm_x64.dasc and lj_frame.h at LuaJIT v2.1 43ebb949, the same in
