@@ -144,6 +144,8 @@ unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips
 	w.sp = r.rsp;
 	w.regs[VMSTACK_VM_REG_RBP] = r.rbp;
 	w.regs[VMSTACK_VM_REG_RBX] = r.rbx;
+	w.regs[VMSTACK_VM_REG_RDX] = r.rdx;
+	w.regs[VMSTACK_VM_REG_R14] = r.r14;
 	w.regs[VMSTACK_VM_REG_R12] = r.r12;
 	w.tid = (u32)pid;
 	w.ips = ips;

@@ -18,16 +18,18 @@
  */
 static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 		  const struct vmstack_vm_desc4 *d4, const char *label,
-		  const struct vmstack_runtime *rt, const void *build)
+		  const struct vmstack_runtime *rt, const void *build, bool detected)
 {
 	static struct vmstack_vm_desc4 compiled;	/* 2 KB: not on the stack */
 	const char *why;
 	/*
-	 * Call-site names only for the runtime's own program: it marks
-	 * what they depend on in the PC (Lua's tail calls); a descriptor
-	 * (ABI 3, or a text one naming frames with this runtime) does not.
+	 * Call-site names for the runtime's own program, which marks what
+	 * they depend on in the PC (Lua's tail calls), or its own ABI 3
+	 * descriptor where nothing needs marking (sites_from_desc3); not
+	 * for a text descriptor naming frames with this runtime.
 	 */
-	struct vmstack_vm_namer namer = { rt->namer, d4 ? rt->site_namer : NULL, build,
+	bool sites = d4 || (detected && rt->sites_from_desc3);
+	struct vmstack_vm_namer namer = { rt->namer, sites ? rt->site_namer : NULL, build,
 					  rt->names_by_pc };
 	size_t len = strlen(a->label);
 	char msg[256];
@@ -76,7 +78,7 @@ void vmstack_vm_attach_map(struct vmstack_vm_attach *a, const struct vmstack_map
 			/* The build's name: which layout, and what it leaves out. */
 			if (!attach(a, &f.desc, f.prog ? &f.desc4 : NULL,
 				    f.build_name ? f.build_name : (*rt)->label,
-				    *rt, f.build) &&
+				    *rt, f.build, true) &&
 			    a->nfound < VMSTACK_VM_MAX) {
 				a->found[a->nfound].rt = *rt;
 				a->found[a->nfound++].build = f.build;
@@ -188,7 +190,7 @@ int vmstack_vm_attach_text(struct vmstack_vm_attach *a, const char *path,
 				return -1;
 			continue;
 		}
-		if (attach(a, &t[i].desc, NULL, t[i].name, t[i].namer, build) &&
+		if (attach(a, &t[i].desc, NULL, t[i].name, t[i].namer, build, false) &&
 		    !from_target)
 			return -1;
 	}

@@ -73,6 +73,13 @@ struct vmstack_runtime {
 			  const struct vmstack_frame *caller, char *out, size_t len);
 	/* A frame's name depends on its PC (the line it is at), not only its identity. */
 	bool names_by_pc;
+	/*
+	 * site_namer serves the runtime's descriptor (ABI 3) too: its call
+	 * sites need no mark a program of its own would set (LuaJIT's own
+	 * debug.getinfo names a tail-called function by its frame's link,
+	 * as the walk sees it). Else only for a runtime's own program.
+	 */
+	bool sites_from_desc3;
 };
 
 /* The runtimes, NULL-terminated. */

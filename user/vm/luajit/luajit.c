@@ -13,6 +13,7 @@
 #include "elf_facts.h"
 #include "vm/lua/lua_name.h"
 #include "vm/luajit/luajit.h"
+#include "vm/luajit/lj_callname.h"
 #include "vm/runtime.h"
 #include "file.h"
 #include "util.h"
@@ -470,4 +471,6 @@ const struct vmstack_runtime vmstack_rt_luajit = {
 		"build-id (Debian 12's, OpenResty's) or described by their own DWARF (Tarantool)",
 	.detect = luajit_detect,
 	.namer = luajit_name,
+	.site_namer = vmstack_luajit_site_name,
+	.sites_from_desc3 = true,
 };

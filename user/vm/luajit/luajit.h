@@ -83,6 +83,8 @@ struct luajit_layout {
 	/* GCproto: the bytecode follows it */
 	uint32_t proto_size;
 	int32_t pt_sizebc, pt_chunkname, pt_firstline, pt_numline, pt_lineinfo;
+	/* Call-site names: constants (kgc below k), upvalue and variable names. */
+	int32_t pt_k, pt_uvinfo, pt_varinfo;
 	/* GCstr: the characters follow it */
 	int32_t str_len, str_data;
 	/* GCtrace */

@@ -148,6 +148,9 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 	l->pt_firstline = vmstack_dwarf_q_off(&q, "GCproto", "firstline");
 	l->pt_numline = vmstack_dwarf_q_off(&q, "GCproto", "numline");
 	l->pt_lineinfo = vmstack_dwarf_q_off(&q, "GCproto", "lineinfo");
+	l->pt_k = vmstack_dwarf_q_off(&q, "GCproto", "k");
+	l->pt_uvinfo = vmstack_dwarf_q_off(&q, "GCproto", "uvinfo");
+	l->pt_varinfo = vmstack_dwarf_q_off(&q, "GCproto", "varinfo");
 	l->str_len = vmstack_dwarf_q_off(&q, "GCstr", "len");
 	l->str_data = vmstack_dwarf_q_size(&q, "GCstr");
 	l->tr_startpt = vmstack_dwarf_q_off(&q, "GCtrace", "startpt");

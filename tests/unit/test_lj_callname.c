@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LuaJIT's functions named as LuaJIT's own debug.getinfo(f, "n") names
+ * them (vm/luajit/lj_callname.h), against the live interpreters: Debian's
+ * luajit and Tarantool (its own LuaJIT, 32-bit references, described by
+ * its DWARF) run a script, JIT off, whose functions are called as a
+ * global, a method, a field, a local, an upvalue (a vararg function), a
+ * generic for's iterator and, by a tail call, in another's place; each
+ * writes the name debug.getinfo(2, "n") gives it. The innermost spins:
+ * the test stops the interpreter there, walks the frames with LuaJIT's
+ * descriptor and names each from the frame below it. Needs root and the
+ * interpreters: skipped with a message without them.
+ *
+ * And the opcode modes the name scan relies on, against the lj_bc_mode
+ * table of a build that keeps its symbols (Tarantool's).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "elf_facts.h"
+#include "fake_mem.h"
+#include "file.h"
+#include "lua_live.h"
+#include "unit.h"
+#include "util.h"
+#include "vm/desc3_prog.h"
+#include "vm/luajit/lj_callname.h"
+#include "vm/runtime.h"
+
+#define SCRIPT	"build/unit-lj-names.lua"
+#define NAMES	"build/unit-lj-names.txt"
+#define NCALLS	8	/* g m f l2 va (for generator) t, and u's */
+#define NFRAMES	7	/* u it va l f m g, leaf first, each named by the next */
+
+static const char script[] =
+	"jit.off()\n"
+	"local out = io.open(arg[1], 'w')\n"
+	"local function me() out:write(tostring(debug.getinfo(2, 'n').name), '\\n') out:flush() end\n"
+	"local function u() me() local i = 0 while true do i = i + 1 end end\n"
+	"local function t() me() return u() end\n"
+	"local function it() me() t() end\n"
+	"local function va(...) me() for _ in it do end end\n"
+	"local function l() me() va(1, 2) end\n"
+	"mod = {}\n"
+	"function mod.f() me() local l2 = l; l2() end\n"
+	"local obj = {}\n"
+	"function obj:m() me() mod.f() end\n"
+	"function g() me() obj:m() end\n"
+	"g()\n";
+
+static void names_live(const char *interp)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find("luajit");
+	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
+	static struct vmstack_vm_found found;
+	static struct vmstack_vm_desc4 prog;
+	static u64 ips[64];
+	uint64_t proto[16], pc[16];
+	char want[NCALLS][64], got[64], why[256];
+	struct vmstack_map m = { 0 };
+	unsigned int k, n, i, nf = 0, ok = 0;
+	pid_t pid = lua_live_run(argv, script);
+	FILE *f;
+
+	if (!pid)
+		return;
+	CHECK(rt && !lua_live_code_map(pid, interp, &m));
+	memset(&found, 0, sizeof(found));
+	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(!vmstack_desc3_prog(&found.desc, &prog));
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	n = lua_live_walk(&prog, pid, ips, 64);
+	for (i = 0; i + 1 < n && nf < 16; i++)
+		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
+			proto[nf] = ips[i] & VMSTACK_VMW_VALUE_MASK;
+			pc[nf++] = ips[++i];
+		}
+	f = fopen(NAMES, "r");
+	for (k = 0; f && k < NCALLS && fgets(want[k], sizeof(want[k]), f); k++)
+		want[k][strcspn(want[k], "\n")] = 0;
+	if (f)
+		fclose(f);
+	CHECK(k == NCALLS && nf > NFRAMES);
+	for (k = 0; k < NFRAMES && k + 1 < nf; k++) {
+		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = proto[k], .pc = pc[k] };
+		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = proto[k + 1], .pc = pc[k + 1] };
+		const char *lj = want[k ? NFRAMES - 1 - k : NCALLS - 1];
+
+		if (rt->site_namer(found.build, pid, &callee, &caller, got, sizeof(got)))
+			snprintf(got, sizeof(got), "nil");
+		ok += !strcmp(got, lj);
+		if (strcmp(got, lj))
+			fprintf(stderr, "  %s: frame %u named %s, LuaJIT says %s\n", interp, k, got,
+				lj);
+	}
+	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NFRAMES);
+	CHECK(ok == NFRAMES);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	vmstack_file_put(m.file);
+	fake_mem_reset();
+	unlink(SCRIPT);
+	unlink(NAMES);
+}
+
+UNIT_TEST(luajit_live_names)
+{
+	names_live("/usr/bin/luajit");
+}
+
+UNIT_TEST(tarantool_live_names)
+{
+	names_live("/usr/bin/tarantool");
+}
+
+/* lj_bc.h: BCMdst 1, BCMbase 2 in bits 0-2; the metamethod from bit 11 (MM_index 0, MM_call 9). */
+UNIT_TEST(luajit_opcode_modes_of_build)
+{
+	const char *path = "/usr/bin/tarantool";
+	struct vmstack_file *file;
+	size_t n, op;
+	const uint8_t *want = vmstack_luajit_a_modes(&n);
+	uint16_t mode[128];
+	unsigned int bad = 0;
+	GElf_Sym sym;
+	struct stat st;
+	Elf *elf;
+
+	if (stat(path, &st)) {
+		fprintf(stderr, "  %s: not installed, skipped\n", path);
+		return;
+	}
+	file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
+	elf = file ? vmstack_file_elf(file) : NULL;
+	CHECK(elf && !vmstack_elf_symbol(elf, "lj_bc_mode", &sym) && sym.st_size >= n * 2 &&
+	      !vmstack_elf_read(elf, sym.st_value, mode, n * 2));
+	if (!elf)
+		return;
+	for (op = 0; op < n; op++) {
+		unsigned int a = mode[op] & 7;
+
+		if ((a == 1 || a == 2 ? a : 0) != want[op]) {
+			fprintf(stderr, "  op %zu: A mode %u in %s, %u in the scan's table\n", op, a,
+				path, want[op]);
+			bad++;
+		}
+	}
+	/* The numbers the scan names: GGET 54, TGETS 57 index; CALLM..ITERN 65-70 call. */
+	CHECK(mode[54] >> 11 == 0 && mode[57] >> 11 == 0);
+	for (op = 65; op <= 70; op++)
+		CHECK(mode[op] >> 11 == 9);
+	CHECK(!bad);
+	vmstack_file_put(file);
+}
