@@ -49,13 +49,21 @@ stack_share() {
 }
 # leaf_share FILE FRAME_ERE SUFFIX: of the samples in FILE with a frame
 # matching FRAME_ERE, the share whose leaf-most such frame ends in SUFFIX
-# (as jit.p's default mode counts a Lua function).
+# (as jit.p's default mode counts a Lua function). A VM frame's name in
+# parentheses ("NAME (FILE:LINE)_[vm]") ends as "FILE:LINE_[vm]" would:
+# a Lua function named by its caller's call or not.
 leaf_share() {
-	RE=$2 awk -v f="$3" '{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); w = ""
+	RE=$2 awk -v f="$3" 'BEGIN {sub(/\)_\[vm\]$/, "_[vm]", f)}
+		{n = $NF; sub(/ [0-9]+$/, ""); k = split($0, a, ";"); w = ""
 		for (i = k; i >= 1; i--) if (a[i] ~ ENVIRON["RE"]) { w = a[i]; break }
+		sub(/\)_\[vm\]$/, "_[vm]", w)
 		if (w != "") { t += n; if (substr(w, length(w) - length(f) + 1) == f) s += n } }
 		END {printf "%.0f", t ? 100 * s / t : 0}' "$1"
 }
+# lua_frame CHUNK_ERE LINE: an ERE for the frame of the Lua function at
+# CHUNK:LINE, named by its caller's call ("NAME (.../CHUNK:LINE)_[vm]") or
+# not ("CHUNK:LINE_[vm]": called from C, or a main chunk).
+lua_frame() { echo "[^;]*$1:$2\\)?_\\[vm\\]"; }
 # jitp_share FILE FUNCTION: FUNCTION's percentage in FILE, the output of
 # luajit -jp=f.
 jitp_share() { awk -v f="$2" '$2 == f {sub(/%/, "", $1); print $1}' "$1"; }
@@ -87,16 +95,18 @@ split_about() {
 	}'
 }
 # lua_getinfo_names LUA SCRIPT ARGS...: run SCRIPT with interpreter LUA
-# under a call hook that prints, once per function, "LINEDEFINED NAME" as
-# Lua's own debug.getinfo(f, "n") names it (nothing for one it names not:
-# called from C, or by a tail call).
+# under a call hook that prints, once per function of SCRIPT,
+# "LINEDEFINED NAME" as Lua's own debug.getinfo(f, "n") names it (nothing
+# for one it names not: called from C, or by a tail call in PUC Lua).
+# LUA: lua5.x, luajit, or tarantool (whose own Lua modules are left out).
 lua_getinfo_names() {
 	local lua=$1
 	shift
 	"$lua" -e 'local seen = {}
 debug.sethook(function()
 	local i = debug.getinfo(2, "nS")
-	if i and i.what == "Lua" and i.name and not seen[i.linedefined] then
+	if i and i.what == "Lua" and i.name and i.source == "@" .. tostring(arg and arg[0]) and
+	   not seen[i.linedefined] then
 		seen[i.linedefined] = true
 		io.stderr:write(i.linedefined, " ", i.name, "\n")
 	end

@@ -53,11 +53,11 @@ f=/tmp/ngx.folded
 share() { stack_share $f "$1"; }
 total=$(awk '{s += $NF} END {print s+0}' $f)
 H='handler\.lua'
-sort_s=$(share "$H:11_\[vm\]")
-md5_s=$(share "$H:18_\[vm\]")
-lua_s=$(share "$H:24_\[vm\]")
-cmp_s=$(share "$H:11_\[vm\];table\.sort_\[vm\];([^;]*;)*[^;]*$H:7_\[vm\]")
-md5_c=$(share "$H:18_\[vm\];([^;]*;)*[^;]*md5")
+sort_s=$(share "$H:11\)?_\[vm\]")
+md5_s=$(share "$H:18\)?_\[vm\]")
+lua_s=$(share "$H:24\)?_\[vm\]")
+cmp_s=$(share "$H:11\)?_\[vm\];table\.sort_\[vm\];([^;]*;)*[^;]*$H:7\)?_\[vm\]")
+md5_c=$(share "$H:18\)?_\[vm\];([^;]*;)*[^;]*md5")
 rooted=$(share "^nginx;([^;]*;)*main;([^;]*;)*ngx_http_lua_content_handler[^;]*;([^;]*;)*[^;]*$H:")
 cut=$(share 'vm stack cut')
 in=$((sort_s + md5_s + lua_s))

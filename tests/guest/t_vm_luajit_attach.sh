@@ -1,6 +1,7 @@
 # Attach to an unmodified, already running /usr/bin/luajit (stripped, no
 # frame pointers; JIT off, traces are not supported yet): its Lua frames are
-# merged and named, and the per-function shares of the leaf Lua function
+# merged and named (a function called from Lua as LuaJIT's debug.getinfo
+# names it), and the per-function shares of the leaf Lua function
 # agree with LuaJIT's own profiler (jit.p) on the same script within 5
 # points. fib is defined at work.lua:3, loop_sum at work.lua:8.
 . tests/guest/lib.sh
@@ -14,9 +15,12 @@ kill $pid 2>/dev/null
 cat /tmp/lj.err
 cp /tmp/lj.folded "$VMSTACK_RESULTS/"
 sort -k2 -nr /tmp/lj.folded | head -3 | cut -c1-300
-grep -q 'work.lua:3_\[vm\]' /tmp/lj.folded || fail "no named Lua frames"
+grep -qE "$(lua_frame 'work\.lua' 3)" /tmp/lj.folded || fail "no Lua frames of fib"
+# fib and loop_sum named as LuaJIT's debug.getinfo names them (a local,
+# an upvalue in fib's own calls), as jit.p's names are.
+lua_names_match /tmp/lj.folded work.lua "attached" "$(lua_getinfo_names luajit "$script" 0.2)"
 # The leaf-most Lua function of each sample, as jit.p's default mode counts.
-lua='work\.lua:[0-9]+_\[vm\]$'
+lua='work\.lua:[0-9]+\)?_\[vm\]$'
 vm_fib=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:3_[vm]')
 vm_loop=$(leaf_share /tmp/lj.folded "$lua" '/work.lua:8_[vm]')
 # jit.p's default interval, 10 ms: some 300 samples, whose spread alone

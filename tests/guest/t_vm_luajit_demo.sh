@@ -1,6 +1,8 @@
 # The sandwich demo (C embedding LuaJIT, JIT off): merged stacks show the
 # C -> Lua -> C -> Lua crossings, rooted at main. Lua frames are named from
-# the target's memory (chunk:line of the function) and marked _[vm].
+# the target's memory (chunk:line of the function, after the name its
+# caller's call gives it: "lua_fib (sandwich.lua:1)" in its recursion)
+# and marked _[vm].
 . tests/guest/lib.sh
 vmstack-record -F 999 -o /tmp/sw.folded -- build/workloads/sandwich $((3 * span)) 2>/tmp/sw.err ||
 	{ cat /tmp/sw.err; fail "record failed"; }
@@ -15,9 +17,10 @@ total=$(awk '{s += $NF} END {print s+0}' /tmp/sw.folded)
 loader=$(stack_count /tmp/sw.folded ';_dl_start;')
 main=$(awk -v m="$(stack_count /tmp/sw.folded ';main;run;')" -v t=$((total - loader)) \
 	'BEGIN {printf "%d", t ? 100 * m / t : 0}')
-vm=$(share 'sandwich.lua:1_\[vm\]')
-crossing=$(share ';lua_pcall;sandwich.lua:1_\[vm\]')
-L='(sandwich.lua:1_\[vm\];?)+'
+F=$(lua_frame 'sandwich\.lua' 1)
+vm=$(share "$F")
+crossing=$(share ";lua_pcall;$F")
+L="($F;?)+"
 four=$(share ";main;run;c_fib;(c_fib;)*lua_fib_call;lua_pcall;${L}l_c_fib;c_fib;(c_fib;)*lua_fib_call;lua_pcall;$L")
 five=$(grep -cE ";main;run;c_fib;(c_fib;)*lua_fib_call;lua_pcall;${L}l_c_fib;c_fib;(c_fib;)*lua_fib_call;lua_pcall;${L}l_c_fib;c_fib" /tmp/sw.folded)
 cut=$(share 'vm stack cut')

@@ -11,8 +11,8 @@ cp /tmp/cb.folded "$VMSTACK_RESULTS/"
 sort -k2 -nr /tmp/cb.folded | head -3 | cut -c1-400
 share() { stack_share /tmp/cb.folded "$1"; }
 total=$(awk '{s += $NF} END {print s+0}' /tmp/cb.folded)
-S='ffi_callback\.lua:13_\[vm\]'
-C='(ffi_callback\.lua:7_\[vm\]|TRACE_[0-9]+ [^;]*ffi_callback\.lua:[0-9]+_\[j\])'
+S=$(lua_frame 'ffi_callback\.lua' 13)
+C="($(lua_frame 'ffi_callback\.lua' 7)|TRACE_[0-9]+ [^;]*ffi_callback\.lua:[0-9]+_\[j\])"
 in_cb=$(share "$C")
 good=$(share ";main;.*$S;([^;]*;)*[^;]*qsort[^;]*;([^;]*;)*[^;]*$C")
 above=$(share "qsort[^;]*;.*$S")

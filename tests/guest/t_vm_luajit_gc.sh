@@ -34,10 +34,10 @@ run_one() {
 	grep -Ev "$root" $out | sort -k2 -nr | head -6 | cut -c1-300
 	total=$(stack_count $out '')
 	rooted=$(stack_share $out "$root")
-	lua=$(stack_share $out 'gc_heavy\.lua:[0-9]+_\[vm\]')
+	lua=$(stack_share $out 'gc_heavy\.lua:[0-9]+\)?_\[vm\]')
 	gc=$(stack_count $out ';lj_gc_step_jit;')
 	gc_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_gc_step_jit;')
-	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+_\[vm\];lj_gc_step_jit;')
+	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+\)?_\[vm\];lj_gc_step_jit;')
 	# Exits are few (2-7 samples): one the handler's budget cut (counted,
 	# [vm stack cut: 5]; 1 of 7 and 1 of 4 in two debug-kernel runs) is no
 	# walk's fault.
@@ -52,7 +52,7 @@ run_one() {
 # Debian's luajit is stripped (lj_gc_step_jit is luajit+0x...): jit.p's
 # GC share beside the samples whose frame above the Lua ones is native.
 run_one luajit '^luajit;_start;' luajit
-native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+_\[vm\];luajit\+0x')
+native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+\)?_\[vm\];luajit\+0x')
 luajit -jp=v "$script" $((2 * span)) >/tmp/ljgc-jpv.txt 2>&1
 jp_gc=$(awk '$2 == "Garbage" {sub(/%/, "", $1); print $1}' /tmp/ljgc-jpv.txt)
 note "luajit: native code above the Lua frames $native%; jit.p: Garbage Collector ${jp_gc:-?}%"

@@ -40,7 +40,7 @@ note "of $total samples: in named traces $trace% (under lua_pcall and Lua frames
 # only, not the main chunk's os.clock calls (3% of the samples on the
 # debug kernel, whose syscalls cost more, where they pulled loop_sum's
 # share 7 points under the script's).
-lua='work\.lua:(3|8)_\[vm\]$'
+lua='work\.lua:(3|8)\)?_\[vm\]$'
 vm_fib=$(leaf_share /tmp/ljj.folded "$lua" '/work.lua:3_[vm]')
 vm_loop=$(leaf_share /tmp/ljj.folded "$lua" '/work.lua:8_[vm]')
 t_fib=$(awk '$1 == "timed" {sub(/%/, "", $3); print $3}' /tmp/timed.txt)
