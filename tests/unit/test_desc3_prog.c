@@ -107,7 +107,7 @@ UNIT_TEST(desc3_prog_takes_what_3_6_took)
 {
 	static struct vmstack_vm_desc4 d4;
 	struct vmstack_vm_desc d;
-	unsigned int i, taken = 0, longest = 0, consts = 0;
+	unsigned int i, taken = 0, longest = 0, consts = 0, vms_long = 0;
 	const char *err;
 	int at;
 
@@ -117,6 +117,14 @@ UNIT_TEST(desc3_prog_takes_what_3_6_took)
 			continue;
 		taken++;
 		err = vmstack_desc3_prog(&d, &d4);
+		/*
+		 * A VM state frame (past 3.6) costs 9 instructions more: it
+		 * may make the longest programs too long, refused so.
+		 */
+		if (err && (d.flags & VMSTACK_VM_F_VM_STATE) && strstr(err, "too long")) {
+			vms_long++;
+			continue;
+		}
 		if (!err)
 			err = vmstack_vm_desc4_check_insn(&d4, &at);
 		CHECK(err == NULL);
@@ -128,8 +136,9 @@ UNIT_TEST(desc3_prog_takes_what_3_6_took)
 		consts = d4.nr_consts > consts ? d4.nr_consts : consts;
 	}
 	CHECK(taken > 10000);
-	fprintf(stderr, "  %u descriptors, the longest program %u instructions, %u constants\n",
-		taken, longest, consts);
+	fprintf(stderr, "  %u descriptors, the longest program %u instructions, %u constants; %u with a VM state frame too long\n",
+		taken, longest, consts, vms_long);
+	CHECK(vms_long < taken / 100);
 	/*
 	 * The most code: every flag that makes some (state in the AR with a
 	 * leaf's, both registers, tagged links with hidden, bottom and

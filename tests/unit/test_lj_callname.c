@@ -31,6 +31,7 @@
 #include "util.h"
 #include "vm/desc3_prog.h"
 #include "vm/luajit/lj_callname.h"
+#include "vm/luajit/luajit.h"
 #include "vm/runtime.h"
 
 #define SCRIPT	"build/unit-lj-names.lua"
@@ -53,6 +54,26 @@ static const char script[] =
 	"function obj:m() me() mod.f() end\n"
 	"function g() me() obj:m() end\n"
 	"g()\n";
+
+/*
+ * The VM state frame's G (L->glref, user/vm/luajit/luajit.c) is the one
+ * the interpreter, stopped in its code, keeps: DISPATCH (r14) less g2disp;
+ * L is the cframe's (SAVE_L at rsp + cframe_l).
+ */
+static void glref_agrees(const void *build, pid_t pid)
+{
+	const struct luajit_layout *lj = build;
+	struct user_regs_struct r;
+	uint64_t l = 0, g = 0;
+	size_t ref = lj->fr->gc64 ? 8 : 4;
+
+	CHECK(!ptrace(PTRACE_GETREGS, pid, 0, &r));
+	CHECK(!read_target(pid, r.rsp + (uint64_t)lj->fr->cframe_l, &l, ref) &&
+	      !read_target(pid, l + (uint64_t)lj->l_glref, &g, ref));
+	fprintf(stderr, "  G from L->glref %#lx, from DISPATCH %#llx\n", (unsigned long)g,
+		r.r14 - (unsigned long long)lj->g2disp);
+	CHECK(g && g == ((r.r14 - (uint64_t)lj->g2disp) & (ref == 8 ? ~0ULL : 0xffffffffULL)));
+}
 
 static void names_live(const char *interp)
 {
@@ -103,6 +124,7 @@ static void names_live(const char *interp)
 	}
 	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NFRAMES);
 	CHECK(ok == NFRAMES);
+	glref_agrees(found.build, pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	vmstack_file_put(m.file);

@@ -147,8 +147,13 @@ UNIT_TEST(walk_lj_trace_exit)
 	struct vmstack_walk w;
 
 	CHECK(vmstack_desc3_check(&d) == NULL);
-	d.flags |= VMSTACK_VM_F_JIT_NEAR | VMSTACK_VM_F_CONT_BOTTOM;
+	d.flags |= VMSTACK_VM_F_JIT_NEAR | VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_VM_STATE;
 	d.jit_near_max = 16;
+	d.vms_g_off = 0x10;
+	d.vms_off = 0xb8;
+	d.vms_gc = ~2;
+	d.vms_jit_lo = ~6;
+	d.vms_jit_hi = ~3;
 	d.exit_entry_start = ENTRY;
 	d.exit_entry_end = ENTRY_END;
 	fprintf(stderr, "  LuaJIT's program (GC64, every flag luajit.c sets): %u of %u instructions\n",
@@ -447,4 +452,52 @@ UNIT_TEST(walk_lj_entry_prologue)
 	CHECK(entry_walk(&d, set, f + 2, ret - 16, 0x1234, &w) >= 1 && ips[0] != f + 2);
 	free(t);
 	free(set);
+}
+
+/*
+ * F_VM_STATE: G->vmstate (G from L->glref) as a pseudo-frame above the Lua
+ * frames, as jit.p's "v" mode names it: [GC] in a GC step, [JIT compiler]
+ * from a trace exit to the assembler; nothing in other states, or when G
+ * does not read.
+ */
+UNIT_TEST(walk_lj_vm_state_frames)
+{
+	struct vmstack_vm_desc d = exit_desc();
+	const u64 gc = word(VMSTACK_VMW_BUILTIN, VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_GC);
+	const u64 jit = word(VMSTACK_VMW_BUILTIN, VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_JIT);
+	struct vmstack_walk w;
+
+	d.flags |= VMSTACK_VM_F_VM_STATE;
+	d.vms_g_off = 0x10;
+	d.vms_off = 0xb8;
+	d.vms_gc = GC_STATE;
+	d.vms_jit_lo = ~6;
+	d.vms_jit_hi = EXIT_STATE;
+	CHECK(vmstack_desc3_check(&d) == NULL);
+	exit_stack();
+	fake_put64(L + 0x10, G);
+	/* A GC step from a trace: [GC] on top of inner's frame. */
+	fake_put32(G + 0xb8, (u32)GC_STATE);
+	fake_put64(C_BP + 8, TRACE_RA);
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 7);
+	CHECK(ips[0] == GC_C && ips[1] == gc && ips[2] == word(VMSTACK_VMW_SCRIPT, PT_IN));
+	CHECK(ips[6] == MAIN_RA);
+	/* Another state there (in C): no pseudo-frame. */
+	fake_put32(G + 0xb8, (u32)~1);
+	CHECK(exit_walk(&d, GC_C, C_BP - 8, C_BP, &w) == 6);
+	CHECK(ips[1] == word(VMSTACK_VMW_SCRIPT, PT_IN));
+	/* A trace exit (lj_trace_exit): [JIT compiler], as jit.p's "J". */
+	fake_put64(C_BP + 8, HANDLER_RA);
+	fake_put64(G + 0x178, 0);
+	fake_put32(G + 0xb8, (u32)EXIT_STATE);
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 7);
+	CHECK(ips[1] == jit && ips[2] == word(VMSTACK_VMW_SCRIPT, PT_IN) && ips[6] == MAIN_RA);
+	/* G unreadable: the frames alone. */
+	fake_put64(L + 0x10, 0x1000);
+	CHECK(exit_walk(&d, EXIT_C, C_BP - 8, C_BP, &w) == 6);
+	CHECK(ips[1] == word(VMSTACK_VMW_SCRIPT, PT_IN) && ips[5] == MAIN_RA);
+	/* A range past 2^31 - 1 is refused. */
+	d.vms_jit_lo = INT32_MIN;
+	d.vms_jit_hi = 0;
+	CHECK(vmstack_desc3_check(&d) != NULL);
 }

@@ -220,7 +220,23 @@ enum vmstack_vm_link {
  * from the compiled code's top, with no object.
  */
 #define VMSTACK_VM_F_JIT_AREAS		(1U << 18)
-#define VMSTACK_VM_F_ALL		((1U << 19) - 1)
+/*
+ * (User space only.) What the VM is doing, as its own profiler tells it
+ * (LuaJIT's G->vmstate, which jit.p's "v" mode reads): the s32 at
+ * G + vms_off, G the reference at state + vms_g_off, shown as a pseudo-
+ * frame above the state's frames, in the first activation of a sample
+ * that shows frames: a VMSTACK_VMW_BUILTIN word of value
+ * VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_GC when it is vms_gc,
+ * | VMSTACK_VM_VMS_JIT in [vms_jit_lo, vms_jit_hi]; nothing else. The
+ * other states (interpreted, compiled, in C) show in the frames
+ * themselves. Needs a state that is no thread list's (STATE_THREAD).
+ */
+#define VMSTACK_VM_F_VM_STATE		(1U << 19)
+#define VMSTACK_VM_F_ALL		((1U << 20) - 1)
+/* F_VM_STATE's builtin words: past any address or kind a builtin has. */
+#define VMSTACK_VM_VMS_WORD		(1ULL << 56)
+#define VMSTACK_VM_VMS_GC		0
+#define VMSTACK_VM_VMS_JIT		1
 #define VMSTACK_VM_AR_CHAIN_MAX		64
 #define VMSTACK_VM_THREADS_MAX		256
 
@@ -346,6 +362,11 @@ struct vmstack_vm_desc {
 	__u32 jit_areas_max;	/* F_JIT_AREAS: 1..VMSTACK_VM_JIT_AREAS_MAX */
 	__u64 exit_entry_start;	/* F_JIT_EXIT: in [code_start, code_end) */
 	__u64 exit_entry_end;	/* ... at most VMSTACK_VM_EXIT_ENTRY_MAX past it */
+	__s32 vms_g_off;	/* F_VM_STATE: the state's reference to G */
+	__s32 vms_off;		/* F_VM_STATE: the s32 in G */
+	__s32 vms_gc;		/* F_VM_STATE: [GC] */
+	__s32 vms_jit_lo;	/* F_VM_STATE: [JIT compiler], lo <= state <= hi */
+	__s32 vms_jit_hi;
 };
 
 #endif

@@ -6,6 +6,7 @@
  * (desc3_prog.c) compiles only what 3.6 would have taken.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "vm/desc3_prog.h"
 
@@ -66,6 +67,11 @@ const char *vmstack_desc3_check(const struct vmstack_vm_desc *d)
 	    (!(d->flags & VMSTACK_VM_F_JIT) || !d->jit_areas_max ||
 	     d->jit_areas_max > VMSTACK_VM_JIT_AREAS_MAX))
 		return "VM descriptor: code areas need F_JIT and 1..64 areas";
+	/* G is the state's. */
+	if ((d->flags & VMSTACK_VM_F_VM_STATE) &&
+	    (d->state_from == VMSTACK_VM_STATE_NONE || d->vms_jit_lo > d->vms_jit_hi ||
+	     (int64_t)d->vms_jit_hi - d->vms_jit_lo > INT32_MAX))
+		return "VM descriptor: a VM state frame needs a state, and a range lo <= hi of at most 2^31 - 1";
 	/* It drops an activation and goes on from the registers it saved. */
 	if ((d->flags & VMSTACK_VM_F_AR_EMPTY) &&
 	    (d->state_from != VMSTACK_VM_STATE_AR || (d->flags & VMSTACK_VM_F_NATIVE_STEP)))

@@ -212,6 +212,35 @@ static void walk_err(struct desc3_tr *t, vm_label at, int reason)
 }
 
 /*
+ * F_VM_STATE: the VM's state, a pseudo-frame above the frames, in the
+ * first activation of the sample whose walk starts: R_NSTATE is 0 until
+ * a walk ends at a bottom (bottom()), which one of the innermost
+ * activation does. A walk from the top register that is undone comes
+ * here again, to emit it again after the undo.
+ */
+static void vm_state(struct desc3_tr *t)
+{
+	const struct vmstack_vm_desc *d = t->d;
+	struct vm_prog *p = &t->p;
+	vm_label done = vm_prog_label(p), emit = vm_prog_label(p);
+
+	if (!(d->flags & VMSTACK_VM_F_VM_STATE))
+		return;
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_NSTATE, 0, done);
+	desc3_ref(t, R_A, R_STATE, d->vms_g_off, done);
+	vm_prog_ld(p, 4, 1, R_A, R_A, d->vms_off, done);
+	vm_prog_mov64(p, R_B, VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_GC);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, R_A, d->vms_gc, emit);
+	/* lo <= state <= hi: state - lo, unsigned, at most hi - lo. */
+	vm_prog_alu_k(p, VMSTACK_VM4_SUB_K, R_A, d->vms_jit_lo);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JGT_K, R_A, d->vms_jit_hi - d->vms_jit_lo, done);
+	vm_prog_alu_k(p, VMSTACK_VM4_ADD_K, R_B, VMSTACK_VM_VMS_JIT - VMSTACK_VM_VMS_GC);
+	vm_prog_bind(p, emit);
+	vm_prog_insn(p, VMSTACK_VM4_EMIT_BUILTIN, R_B, 0, 0);
+	vm_prog_bind(p, done);
+}
+
+/*
  * Before the loop: the PC's origin, and what every frame's checks need
  * (the stack's bounds, the function's mask).
  */
@@ -275,6 +304,7 @@ void desc3_walk(struct desc3_tr *t)
 	w.two = false;
 
 	vm_prog_bind(p, t->walk);
+	vm_state(t);
 	walk_start(t, &w);
 	/* max_frames >= 1: the first frame is in depth; the loop's end counts the others. */
 	vm_prog_bind(p, loop);

@@ -279,6 +279,17 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	d->jit_root_off = lj->tr_root;
 	d->jit_side_off = lj->tr_nextside;
 	d->jit_near_max = 16;
+	/*
+	 * What the VM does, as jit.p's "v" mode reads it (G->vmstate):
+	 * [GC] in a collector's step, [JIT compiler] from a trace exit to
+	 * the assembler (EXIT, RECORD, OPT, ASM: jit.p's "J"). G is L's.
+	 */
+	d->flags |= VMSTACK_VM_F_VM_STATE;
+	d->vms_g_off = lj->l_glref;
+	d->vms_off = lj->g_vmstate;
+	d->vms_gc = lj->vmst_gc;
+	d->vms_jit_lo = lj->vmst_asm;
+	d->vms_jit_hi = lj->vmst_exit;
 	if (!(d->flags & VMSTACK_VM_F_JIT))
 		return;
 	/*
@@ -439,6 +450,13 @@ static int luajit_name(const void *build, int pid, const struct vmstack_frame *f
 	case VMSTACK_FRAME_JIT:
 		return luajit_trace_name(lj, pid, f->value, out);
 	case VMSTACK_FRAME_BUILTIN:
+		if (f->value & VMSTACK_VM_VMS_WORD) {
+			snprintf(out->function, sizeof(out->function), "%s",
+				 f->value == (VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_GC) ? "[GC]" :
+				 f->value == (VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_JIT) ?
+				 "[JIT compiler]" : "[VM state]");
+			return 0;
+		}
 		/*
 		 * The ffid the module read when it sampled (F_BUILTIN_KIND);
 		 * from a module older than ABI 3.6 the function, read now.

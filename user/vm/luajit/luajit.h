@@ -76,6 +76,7 @@ struct luajit_layout {
 	int32_t g_vmstate, g_cur_l, g_jit_base, g_mainthref;
 	int32_t vmst_exit;			/* G->vmstate in a trace exit: ~LJ_VMST_EXIT */
 	int32_t vmst_gc;			/* and in a GC step: ~LJ_VMST_GC */
+	int32_t vmst_asm;			/* ~LJ_VMST_ASM: ~EXIT to it, jit.p's "JIT compiler" */
 	int32_t g_j_trace, g_j_sizetrace;	/* jit_State's trace[], sizetrace, from G */
 	int32_t g_j_mcarea;			/* jit_State's mcarea: the newest code area */
 	/* GCfunc */

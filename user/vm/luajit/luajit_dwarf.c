@@ -78,6 +78,8 @@ static void take_vmst(void *arg, const char *name, int64_t value)
 		l->vmst_exit = ~(int32_t)value;
 	else if (!strcmp(name, "LJ_VMST_GC"))
 		l->vmst_gc = ~(int32_t)value;
+	else if (!strcmp(name, "LJ_VMST_ASM"))
+		l->vmst_asm = ~(int32_t)value;
 }
 
 static void take_ff(void *arg, const char *name, int64_t value)
@@ -161,10 +163,10 @@ static struct luajit_layout *from_dwarf(Elf *elf, struct vmstack_dwarf_types *t,
 	l->tr_link = vmstack_dwarf_q_off(&q, "GCtrace", "link");
 	l->tr_root = vmstack_dwarf_q_off(&q, "GCtrace", "root");
 	l->tr_nextside = vmstack_dwarf_q_off(&q, "GCtrace", "nextside");
-	l->vmst_exit = l->vmst_gc = 0;
+	l->vmst_exit = l->vmst_gc = l->vmst_asm = 0;
 	if (!q.missing && (vmstack_dwarf_enum_of(t, "LJ_VMST_EXIT", take_vmst, l) <= 0 ||
-			   !l->vmst_exit || !l->vmst_gc))
-		q.missing = "LJ_VMST_EXIT or LJ_VMST_GC";
+			   !l->vmst_exit || !l->vmst_gc || l->vmst_asm >= l->vmst_exit))
+		q.missing = "LJ_VMST_EXIT, LJ_VMST_GC or LJ_VMST_ASM";
 	if (q.missing || vmstack_dwarf_enum_of(t, "FF_LUA_", take_ff, &nm) <= 0) {
 		*missing = q.missing ? q.missing : "the FastFunc enum (FF_LUA_)";
 		free_names(&nm);
