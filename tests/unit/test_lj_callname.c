@@ -5,7 +5,8 @@
  * luajit and Tarantool (its own LuaJIT, 32-bit references, described by
  * its DWARF) run a script, JIT off, whose functions are called as a
  * global, a method, a field, a local, an upvalue (a vararg function), a
- * generic for's iterator and, by a tail call, in another's place; each
+ * generic for's iterator, an __index metamethod and, by a tail call, in
+ * another's place; each
  * writes the name debug.getinfo(2, "n") gives it. The innermost spins:
  * the test stops the interpreter there, walks the frames with LuaJIT's
  * descriptor and names each from the frame below it. Needs root and the
@@ -36,8 +37,8 @@
 
 #define SCRIPT	"build/unit-lj-names.lua"
 #define NAMES	"build/unit-lj-names.txt"
-#define NCALLS	8	/* g m f l2 va (for generator) t, and u's */
-#define NFRAMES	7	/* u it va l f m g, leaf first, each named by the next */
+#define NCALLS	9	/* g m f l2 va (for generator) __index t, and u's */
+#define NFRAMES	8	/* u idx it va l f m g, leaf first, each named by the next */
 
 static const char script[] =
 	"jit.off()\n"
@@ -45,7 +46,8 @@ static const char script[] =
 	"local function me() out:write(tostring(debug.getinfo(2, 'n').name), '\\n') out:flush() end\n"
 	"local function u() me() local i = 0 while true do i = i + 1 end end\n"
 	"local function t() me() return u() end\n"
-	"local function it() me() t() end\n"
+	"local px = setmetatable({}, { __index = function() me() t() end })\n"
+	"local function it() me() local _ = px.key end\n"
 	"local function va(...) me() for _ in it do end end\n"
 	"local function l() me() va(1, 2) end\n"
 	"mod = {}\n"
@@ -86,6 +88,7 @@ static void names_live(const char *interp)
 	char want[NCALLS][64], got[64], why[256];
 	struct vmstack_map m = { 0 };
 	unsigned int k, n, i, nf = 0, ok = 0;
+	const char *err;
 	pid_t pid = lua_live_run(argv, script);
 	FILE *f;
 
@@ -94,7 +97,10 @@ static void names_live(const char *interp)
 	CHECK(rt && !lua_live_code_map(pid, interp, &m));
 	memset(&found, 0, sizeof(found));
 	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
-	CHECK(!vmstack_desc3_prog(&found.desc, &prog));
+	err = vmstack_desc3_prog(&found.desc, &prog);
+	CHECK(!err);
+	if (err)
+		fprintf(stderr, "  %s: %s\n", interp, err);
 	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
 	n = lua_live_walk(&prog, pid, ips, 64);
 	for (i = 0; i + 1 < n && nf < 16; i++)
@@ -171,6 +177,17 @@ UNIT_TEST(luajit_opcode_modes_of_build)
 
 		if ((a == 1 || a == 2 ? a : 0) != want[op]) {
 			fprintf(stderr, "  op %zu: A mode %u in %s, %u in the scan's table\n", op, a,
+				path, want[op]);
+			bad++;
+		}
+	}
+	/* Each op's metamethod: lj_bc_mode's top bits, MM__MAX (17 or more) for none. */
+	want = vmstack_luajit_op_mms(&n);
+	for (op = 0; op < n; op++) {
+		unsigned int mm = mode[op] >> 11;
+
+		if ((mm < 17 ? mm + 1 : 0) != want[op]) {
+			fprintf(stderr, "  op %zu: metamethod %u in %s, %u - 1 in the table\n", op, mm,
 				path, want[op]);
 			bad++;
 		}

@@ -232,7 +232,15 @@ enum vmstack_vm_link {
  * themselves. Needs a state that is no thread list's (STATE_THREAD).
  */
 #define VMSTACK_VM_F_VM_STATE		(1U << 19)
-#define VMSTACK_VM_F_ALL		((1U << 20) - 1)
+/*
+ * (User space only.) A continuation frame (a tagged delta link of
+ * cont_type, not a bottom) keeps the PC its caller is at, past the
+ * instruction that called it (LuaJIT's metamethods: frame_contpc), a
+ * reference at frame + cont_pc_off: the caller's frame carries it, not
+ * checked against the function (it names, it does not prove).
+ */
+#define VMSTACK_VM_F_CONT_PC		(1U << 20)
+#define VMSTACK_VM_F_ALL		((1U << 21) - 1)
 /* F_VM_STATE's builtin words: past any address or kind a builtin has. */
 #define VMSTACK_VM_VMS_WORD		(1ULL << 56)
 #define VMSTACK_VM_VMS_GC		0
@@ -367,6 +375,7 @@ struct vmstack_vm_desc {
 	__s32 vms_gc;		/* F_VM_STATE: [GC] */
 	__s32 vms_jit_lo;	/* F_VM_STATE: [JIT compiler], lo <= state <= hi */
 	__s32 vms_jit_hi;
+	__s32 cont_pc_off;	/* F_CONT_PC */
 };
 
 #endif

@@ -67,6 +67,8 @@ const char *vmstack_desc3_check(const struct vmstack_vm_desc *d)
 	    (!(d->flags & VMSTACK_VM_F_JIT) || !d->jit_areas_max ||
 	     d->jit_areas_max > VMSTACK_VM_JIT_AREAS_MAX))
 		return "VM descriptor: code areas need F_JIT and 1..64 areas";
+	if ((d->flags & VMSTACK_VM_F_CONT_PC) && d->link != VMSTACK_VM_LINK_TAGGED_DELTA)
+		return "VM descriptor: a continuation's PC needs tagged delta links";
 	/* G is the state's. */
 	if ((d->flags & VMSTACK_VM_F_VM_STATE) &&
 	    (d->state_from == VMSTACK_VM_STATE_NONE || d->vms_jit_lo > d->vms_jit_hi ||

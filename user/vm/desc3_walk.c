@@ -117,6 +117,15 @@ static void link_delta(struct desc3_tr *t, const struct walk *w)
 	if (desc3_pc_check(t) && d->hide_types)
 		jmp_types(t, d->hide_types, R_B, keep_pc);
 	pc_none(t);
+	if (d->flags & VMSTACK_VM_F_CONT_PC) {
+		vm_label unread = vm_prog_label(p);
+
+		vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_TYPE, d->cont_type, keep_pc);
+		desc3_ref(t, R_PC, R_FRAME, d->cont_pc_off, unread);
+		vm_prog_ja(p, keep_pc);
+		vm_prog_bind(p, unread);
+		desc3_mov_k(t, R_PC, 0);
+	}
 	vm_prog_bind(p, keep_pc);
 	if (d->bottom_types)
 		jmp_types(t, d->bottom_types, R_B, w->at_bottom);

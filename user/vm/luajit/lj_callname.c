@@ -12,8 +12,9 @@
  *
  * LuaJIT names a function a tail call put in its caller's frame by the
  * call that made that frame (the tail call keeps its link): so does
- * this. A metamethod's caller (a continuation frame below it) comes
- * without its PC from the walk: no name, where LuaJIT says "metamethod".
+ * this. A metamethod is named by the metamethod ("__index"), as LuaJIT
+ * names it, from the instruction before the PC its continuation frame
+ * kept (desc3's F_CONT_PC).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,10 +57,41 @@ static const uint8_t a_mode[BC_JMP + 1] = {
 	[77 ... 84] = M_BASE,			/* FORI..JITERL */
 };
 
+/*
+ * The metamethod an op calls (lj_bc.h's last column; lj_obj.h's MMDEF
+ * order: index 0, newindex, gc, mode, eq, len, lt, le, concat, call, add,
+ * sub, mul, div, mod, pow, unm 16), as 1 + MM; 0: none. A function called
+ * so is named by the metamethod's name ("__index"), as LuaJIT does.
+ */
+#define MM(x)	(1 + (x))
+static const uint8_t op_mm[BC_JMP + 1] = {
+	[0 ... 1] = MM(6), [2 ... 3] = MM(7),	/* ISLT ISGE lt, ISLE ISGT le */
+	[4 ... 11] = MM(4),			/* ISEQV..ISNEP eq */
+	[20] = MM(16), [21] = MM(5),		/* UNM LEN */
+	[22] = MM(10), [23] = MM(11), [24] = MM(12), [25] = MM(13), [26] = MM(14),
+	[27] = MM(10), [28] = MM(11), [29] = MM(12), [30] = MM(13), [31] = MM(14),
+	[32] = MM(10), [33] = MM(11), [34] = MM(12), [35] = MM(13), [36] = MM(14),
+	[37] = MM(15), [38] = MM(8),		/* POW CAT */
+	[51 ... 53] = MM(2),			/* FNEW TNEW TDUP gc */
+	[54] = MM(0), [55] = MM(1),		/* GGET GSET */
+	[56 ... 59] = MM(0), [60 ... 64] = MM(1),	/* TGET*, TSET* */
+	[65 ... 70] = MM(9),			/* CALLM..ITERN */
+};
+static const char *const mm_names[] = {
+	"__index", "__newindex", "__gc", "__mode", "__eq", "__len", "__lt", "__le",
+	"__concat", "__call", "__add", "__sub", "__mul", "__div", "__mod", "__pow", "__unm",
+};
+
 const uint8_t *vmstack_luajit_a_modes(size_t *n)
 {
 	*n = sizeof(a_mode);
 	return a_mode;
+}
+
+const uint8_t *vmstack_luajit_op_mms(size_t *n)
+{
+	*n = sizeof(op_mm);
+	return op_mm;
 }
 
 /* Bytes of the target read in blocks that never cross a page they need not. */
@@ -298,8 +330,14 @@ int vmstack_luajit_callee_name(const struct luajit_layout *lj, int pid, uint64_t
 	      (head >= BC_FUNCF_BITOP && head <= BC_JFUNCV_BITOP)))
 		goto out;
 	op = OP(ins[pos]);
-	if (op < BC_CALLM || op > BC_ITERN)
-		goto out;	/* a metamethod's instruction, or no call */
+	if (op > BC_JMP || !op_mm[op])
+		goto out;	/* no call there */
+	if (op < BC_CALLM || op > BC_ITERN) {
+		/* A metamethod's caller, its PC from the continuation frame. */
+		snprintf(out, len, "%s", mm_names[op_mm[op] - 1]);
+		ret = 0;
+		goto out;
+	}
 	slot = A(ins[pos]);
 	if (op == BC_ITERC) {
 		if (slot < 3)

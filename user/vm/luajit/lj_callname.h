@@ -27,5 +27,7 @@ int vmstack_luajit_site_name(const void *build, int pid, const struct vmstack_fr
 
 /* Operand A's modes the scan knows, by opcode (for the tests: lj_bc_mode & 7 of a build). */
 const uint8_t *vmstack_luajit_a_modes(size_t *n);
+/* The metamethod each opcode calls, 1 + LuaJIT's MM number, 0 for none (for the tests too). */
+const uint8_t *vmstack_luajit_op_mms(size_t *n);
 
 #endif

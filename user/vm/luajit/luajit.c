@@ -236,6 +236,13 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	/* An FFI callback's frame: a continuation whose continuation is 1. */
 	d->cont_type = fr->frame_cont;
 	d->cont_off = fr->frame_contv;
+	/*
+	 * A metamethod's continuation frame (lj_meta.c's mmcall) keeps the
+	 * PC past the instruction that called it: its caller's PC, which
+	 * names it ("__index"), as LuaJIT's debug.getinfo does.
+	 */
+	d->flags |= VMSTACK_VM_F_CONT_PC;
+	d->cont_pc_off = fr->frame_contpc;
 	d->cont_val = fr->cont_ffi_callback;
 	d->state_ar_off = lj->l_cframe;
 	d->ar_mask = fr->cframe_rawmask;

@@ -45,6 +45,7 @@ struct luajit_frames {
 	uint32_t frame_pcmask;		/* link & this == 0: a return PC */
 	uint8_t frame_c, frame_cont, frame_varg, frame_cp;
 	int32_t frame_contv;		/* a continuation frame's continuation */
+	int32_t frame_contpc;		/* and the PC its caller is at (frame_contpc) */
 	uint64_t cont_ffi_callback;	/* LJ_CONT_FFI_CALLBACK */
 	uint32_t stack_max_bytes;	/* a bound on a Lua stack's size */
 	uint8_t ff_lua, ff_c;		/* GCfunc.ffid of Lua and C functions */
