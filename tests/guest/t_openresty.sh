@@ -46,6 +46,9 @@ cat /tmp/ngx.err
 [ $rc = 0 ] || fail "vmstack-record exited $rc on nginx"
 grep -q 'OpenResty' /tmp/ngx.err || fail "the build was not named OpenResty's"
 cp /tmp/ngx.folded "$VMSTACK_RESULTS/"
+# Lua functions named as OpenResty's LuaJIT's own debug.getinfo names them.
+lua_names_match /tmp/ngx.folded handler.lua "OpenResty" \
+	"$(curl -s "http://127.0.0.1:8089/work?names=1")"
 sort -k2 -nr /tmp/ngx.folded | head -5 | cut -c1-400
 echo "stacks with unknown frames:"
 grep -F '[unknown]' /tmp/ngx.folded | sort -k2 -nr | head -4 | cut -c1-400

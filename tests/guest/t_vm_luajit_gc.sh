@@ -5,7 +5,9 @@
 # exits call lj_trace_exit from vm_exit_handler: both run C code above a
 # trace that keeps no frame chain. Their samples stay under the Lua
 # frames of the trace that ran and the C caller below (issue 28 item 2:
-# before, 41% and 47% of such samples lost their root).
+# before, 41% and 47% of such samples lost their root), with [GC] above
+# the Lua frames (G->vmstate at the sample), whose share is jit.p's
+# "Garbage Collector" one.
 . tests/guest/lib.sh
 script=$VMSTACK_REPO/tests/workloads/lua/gc_heavy.lua
 cd /tmp || exit 1
@@ -37,29 +39,47 @@ run_one() {
 	lua=$(stack_share $out 'gc_heavy\.lua:[0-9]+\)?_\[vm\]')
 	gc=$(stack_count $out ';lj_gc_step_jit;')
 	gc_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_gc_step_jit;')
-	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+\)?_\[vm\];lj_gc_step_jit;')
+	gc_lua=$(grep -E "$root" $out | stack_count /dev/stdin 'gc_heavy\.lua:[0-9]+\)?_\[vm\];(\[GC\]_\[vm\];)?lj_gc_step_jit;')
+	# What the VM does, at the sample (G->vmstate): [GC] above the Lua frames.
+	gc_tag=$(stack_count $out ';\[GC\]_\[vm\];lj_gc_step_jit;')
+	gc_all=$(stack_count $out ';\[GC\]_\[vm\];')
+	jitc=$(stack_count $out ';\[JIT compiler\]_\[vm\];')
 	# Exits are few (2-7 samples): one the handler's budget cut (counted,
 	# [vm stack cut: 5]; 1 of 7 and 1 of 4 in two debug-kernel runs) is no
 	# walk's fault.
 	budget=$(grep -F '[vm stack cut: 5]' $out | stack_count /dev/stdin ';lj_trace_exit;')
 	ex=$(grep -vF '[vm stack cut: 5]' $out | stack_count /dev/stdin ';lj_trace_exit;')
 	ex_rooted=$(grep -E "$root" $out | stack_count /dev/stdin ';lj_trace_exit;')
-	note "$name: $total samples, rooted $rooted%, with Lua frames $lua%; in GC steps from traces $gc ($gc_rooted rooted, $gc_lua under Lua frames), in trace exits $ex ($ex_rooted rooted) and $budget more the handler's budget cut"
+	note "$name: $total samples, rooted $rooted%, with Lua frames $lua%; in GC steps from traces $gc ($gc_rooted rooted, $gc_lua under Lua frames, $gc_tag under [GC]), in trace exits $ex ($ex_rooted rooted) and $budget more the handler's budget cut; [GC] $gc_all ($(tenth $gc_all $total)%), [JIT compiler] $jitc"
 	[ "$rooted" -ge 97 ] || fail "$name: under 97% of the samples rooted"
 	[ "$lua" -ge 97 ] || fail "$name: under 97% of the samples under the script's Lua frames"
 }
 
-# Debian's luajit is stripped (lj_gc_step_jit is luajit+0x...): jit.p's
-# GC share beside the samples whose frame above the Lua ones is native.
+# tenth PART WHOLE: PART's share of WHOLE in percent, to a tenth.
+tenth() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b ? 100 * a / b : 0}'; }
+
+# Debian's luajit is stripped (lj_gc_step_jit is luajit+0x...): the [GC]
+# share against jit.p's v mode (G->vmstate at its samples, every 10 ms:
+# 100 a second), within 4 standard deviations of the difference of two
+# binomial shares, at least 3 points.
 run_one luajit '^luajit;_start;' luajit
-native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+\)?_\[vm\];luajit\+0x')
-luajit -jp=v "$script" $((2 * span)) >/tmp/ljgc-jpv.txt 2>&1
+native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+\)?_\[vm\];(\[[A-Z][^;]*\]_\[vm\];)?luajit\+0x')
+jp_secs=$((4 * span))
+luajit -jp=v "$script" $jp_secs >/tmp/ljgc-jpv.txt 2>&1
+cat /tmp/ljgc-jpv.txt
 jp_gc=$(awk '$2 == "Garbage" {sub(/%/, "", $1); print $1}' /tmp/ljgc-jpv.txt)
-note "luajit: native code above the Lua frames $native%; jit.p: Garbage Collector ${jp_gc:-?}%"
+vm_gc=$(tenth $gc_all $total)
+tol=$(awk -v p="${jp_gc:-0}" -v n1=$((jp_secs * 100)) -v n2=$total 'BEGIN {
+	p /= 100; s = sqrt(p * (1 - p) / n1 + p * (1 - p) / n2); t = 400 * s
+	printf "%.1f", t < 3 ? 3 : t }')
+note "luajit: [GC] $vm_gc% (native code above the Lua frames $native%); jit.p: Garbage Collector ${jp_gc:-?}% of $((jp_secs * 100)) samples; tolerance $tol points"
+[ -n "$jp_gc" ] || fail "luajit: jit.p gave no Garbage Collector share"
+within "$tol" "$vm_gc" "$jp_gc" || fail "luajit: the [GC] share differs from jit.p's by more than $tol points"
 # Tarantool's LuaJIT has its symbols: the GC steps and exits by name.
 run_one tarantool '^tarantool;coro_init;fiber_loop;' tarantool
 [ "$gc" -ge $((total / 10)) ] ||
 	fail "tarantool: few samples in GC steps from traces: the workload does not do what it says"
 [ "$gc_lua" -ge $((gc * 95 / 100)) ] || fail "tarantool: GC steps from traces not under the trace's Lua frames"
+[ "$gc_tag" -ge $((gc * 95 / 100)) ] || fail "tarantool: GC steps from traces without [GC] above the Lua frames"
 [ "$ex_rooted" -ge $((ex * 95 / 100)) ] || fail "tarantool: trace exits not rooted"
 true
