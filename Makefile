@@ -71,10 +71,18 @@ UNIT_SRCS := $(wildcard tests/unit/*.c) $(wildcard tests/unit/vm4_shapes/*.c) \
 WALK_SRCS := module/unwind_user.c module/vm_walk.c module/uw_rows.c \
 	     module/vm_prog.c module/vm_edges.c
 WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
+# The Python workloads' extension (vmsext.c) for each pyenv CPython 3.9,
+# 3.10, 3.12 and 3.13 the machine has (scripts/setup builds them), against
+# that build's headers: build/workloads/py3.X/vmsext.so (".so" is an
+# extension suffix of every version), for t_cpython_versions' C -> Py ->
+# C -> Py -> C per version.
+PYENV_DIRS := $(wildcard $(foreach v,3.9 3.10 3.12 3.13,/root/.pyenv/versions/$(v).*))
+PYENV_VMSEXT := $(foreach d,$(PYENV_DIRS),$(B)/workloads/py$(basename $(notdir $(d)))/vmsext.so)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
 	     $(B)/workloads/cxxtree \
-	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so
+	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so \
+	     $(PYENV_VMSEXT)
 
 # What users install (make install): the tools and libvmstack.
 INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
@@ -211,6 +219,12 @@ $(B)/workloads/libdlspin.so: tests/workloads/dlspin/dlspin.c Makefile | $(B)
 $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so: tests/workloads/python/vmsext.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -shared -fPIC -O2 -g -fno-omit-frame-pointer -I/usr/include/python3.11 $< -o $@
+
+# The extension for a pyenv CPython (PYENV_VMSEXT).
+$(B)/workloads/py%/vmsext.so: tests/workloads/python/vmsext.c Makefile | $(B)
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 -g -fno-omit-frame-pointer \
+		-I$(firstword $(wildcard /root/.pyenv/versions/$*.*/include/python$*)) $< -o $@
 
 # The sandwich demo: C embedding LuaJIT (Debian's libluajit-5.1).
 $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)

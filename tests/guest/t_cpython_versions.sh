@@ -11,13 +11,14 @@
 # Python call in an activation of its own: the chain is the same, with
 # native eval frames of its own between <module>, main and sort_work.)
 # Then each version but 3.11 (t_cpython.sh runs those modes on it) runs
-# known.py's two threads and its generators and asyncio task (threads and
-# gen below), and each
+# known.py's C -> Py -> C -> Py -> C chain through the project's extension
+# built for that version, its two threads and its generators and asyncio
+# task (sandwich, threads and gen below), and each
 # pyenv build, its libpython stripped of DWARF, runs the script again.
 # On the debug kernel (lib.sh: release_only) the stripped runs and 3.9's
-# and 3.12's threads and gen are left to the release kernel: the module
-# runs programs of the same shapes (3.10's frame objects, 3.13's shim
-# frames) in the runs that remain.
+# and 3.12's threads, gen and extension sandwich are left to the release
+# kernel: the module runs programs of the same shapes (3.10's frame
+# objects, 3.13's shim frames) in the runs that remain.
 . tests/guest/lib.sh
 cat >/tmp/pyv.py <<'PY'
 import sys, time
@@ -120,6 +121,43 @@ gen() {
 	[ $((100 * ok / all)) -ge 95 ] || fail "$v gen: under 95% merged and rooted at _start"
 	within 5 "$s1" "$cpu" || fail "$v gen: shares off the script's CPU split by more than 5 points"
 }
+# sandwich VERSION PYTHON WANT: known.py's C -> Py -> C -> Py -> C chain
+# through the project's extension built against that version's headers
+# (build/workloads/pyVERSION/vmsext.so), as t_cpython.sh's on 3.11:
+# inner's samples with the whole chain (outer, vmsext.call's C, middle,
+# vmsext.call's C, inner, vmsext.spin's C), keyfn's and replfn's under
+# their callers through sorted's and re's C frames, merged and rooted at
+# _start, and outer's and sub_work's shares within 3 points of the
+# script's CPU split.
+sandwich() {
+	local v=$1 py=$2 want=$3 t=/tmp/pyvs-$1.folded inner chain key keyc repl replc s1 s2 s3 cpu all ok
+	VMSEXT_DIR=build/workloads/py$v vmstack-record --stats -F 999 -o $t -- $py \
+		tests/workloads/python/known.py $((4 * span)) sandwich 2>$t.err ||
+		{ cat $t.err; fail "$v sandwich: record failed"; }
+	grep -qE "VM frames merged \($want" $t.err || { cat $t.err; fail "$v sandwich: CPython not merged"; }
+	cp $t $t.err "$VMSTACK_RESULTS/"
+	inner=$(stack_count $t ";$(frk known inner)")
+	chain=$(stack_count $t ";$(frk known outer)${nat}vmsext_call_c;(.*;)?$(frk known middle)${nat}vmsext_call_c;(.*;)?$(frk known inner)${nat}vmsext_spin_c")
+	key=$(stack_count $t ";$(frk known keyfn)")
+	keyc=$(stack_count $t ";$(frk known sort_work)${nat}$(frk known keyfn)")
+	repl=$(stack_count $t ";$(frk known replfn)")
+	replc=$(stack_count $t ";$(frk known sub_work)${nat}$(frk known replfn)")
+	s1=$(stack_count $t ";$(frk known outer)")
+	s2=$(stack_count $t ";$(frk known sort_work)")
+	s3=$(stack_count $t ";$(frk known sub_work)")
+	read -r s1 s2 s3 <<<"$(awk -v a=$s1 -v b=$s2 -v c=$s3 'BEGIN {t = a + b + c; if (!t) t = 1
+		printf "%.1f %.1f %.1f", 100 * a / t, 100 * b / t, 100 * c / t}')"
+	cpu=$(sed -n 's/.*mode=sandwich.*cpu_shares=\([0-9.\/]*\).*/\1/p' $t.err)
+	read -r all ok <<<"$(in_python $t $v)"
+	note "CPython $v sandwich: inner's samples with the whole C->Py->C->Py->C chain $((inner ? 100 * chain / inner : 0))% ($chain of $inner); keyfn under sort_work through sorted's C frames $((key ? 100 * keyc / key : 0))%, replfn under sub_work through re's $((repl ? 100 * replc / repl : 0))%; outer/sort_work/sub_work $s1/$s2/$s3 (the script's CPU split ${cpu:-?}); merged and rooted $((all ? 100 * ok / all : 0))% of $all"
+	[ -n "$cpu" ] || { cat $t.err; fail "$v sandwich: known.py gave no CPU shares"; }
+	[ "$inner" -ge 100 ] && [ "$key" -ge 50 ] && [ "$repl" -ge 50 ] || fail "$v sandwich: too few samples"
+	[ $((100 * chain / inner)) -ge 95 ] || fail "$v sandwich: the C->Py->C->Py->C chain incomplete in over 5% of inner's samples"
+	[ $((100 * keyc / key)) -ge 95 ] && [ $((100 * replc / repl)) -ge 95 ] ||
+		fail "$v sandwich: callbacks from builtins not under their caller"
+	[ $((100 * ok / all)) -ge 95 ] || fail "$v sandwich: under 95% merged and rooted at _start"
+	within 3 "$s1" "${cpu%%/*}" "$s3" "${cpu##*/}" || fail "$v sandwich: shares off the script's CPU split"
+}
 # merged VERSION PYTHON WANT TAG SECONDS: pyv.py recorded for SECONDS,
 # its layout named as WANT says, the chain, rooting and line checks; TAG
 # names its files and messages.
@@ -154,8 +192,14 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
 	fi
 	[ -x "$py" ] || fail "no CPython $v here (scripts/setup provides the pyenv builds)"
 	merged $v $py "$want" $v $((3 * span))
-	# 3.11's threads and generators: t_cpython.sh, on the same build.
+	# 3.11's threads, generators and extension: t_cpython.sh, on the same build.
 	[ $v = 3.11 ] && continue
+	# The extension for each version; 3.10's and 3.13's programs stand for
+	# 3.9's and 3.12's on the debug kernel (as below).
+	case $v in
+	3.9 | 3.12) release_only "$v's extension sandwich" && sandwich $v $py "$want" ;;
+	*) sandwich $v $py "$want" ;;
+	esac
 	# 3.10's and 3.13's programs stand for 3.9's and 3.12's (frame objects; shim frames).
 	case $v in
 	3.9 | 3.12) release_only "$v's threads and generators" || continue ;;
