@@ -204,8 +204,12 @@ static void name_of(const void *build, int pid, const u64 *ips, unsigned int i, 
 		return;
 	fr.value = vmstack_vmw_value(ips[i]);
 	fr.pc = ips[i + 1];
-	if (!cpython_name(build, pid, &fr, &nb))
-		snprintf(out, len, "%s %s:%u", nb.function, nb.file, nb.line);
+	if (cpython_name(build, pid, &fr, &nb))
+		return;
+	snprintf(out, len, "%s %s:%u", nb.function, nb.file, nb.line);
+	/* Another code object than was sampled there (its tag differs): not named. */
+	fr.value ^= 1ULL << VMSTACK_VM_IDENT_TAG_SHIFT;
+	CHECK(cpython_name(build, pid, &fr, &nb) != 0);
 }
 
 /*

@@ -240,7 +240,19 @@ enum vmstack_vm_link {
  * checked against the function (it names, it does not prove).
  */
 #define VMSTACK_VM_F_CONT_PC		(1U << 20)
-#define VMSTACK_VM_F_ALL		((1U << 21) - 1)
+/*
+ * (User space only.) A script word's identity tagged with what the object
+ * at it was when sampled: bits 47..56 of the value are the low 10 bits of
+ * the u32 at identity + ident_tag_off (CPython: co_firstlineno). A code
+ * object freed and another allocated at its address (CPython frees the
+ * code of class bodies and modules once run) are other words, and a
+ * namer that reads another object there than was sampled can tell
+ * (VMSTACK_VM_IDENT_TAG_*; user addresses stay below bit 47).
+ */
+#define VMSTACK_VM_F_IDENT_TAG		(1U << 21)
+#define VMSTACK_VM_F_ALL		((1U << 22) - 1)
+#define VMSTACK_VM_IDENT_TAG_SHIFT	47
+#define VMSTACK_VM_IDENT_TAG_MASK	0x3ffU
 /* F_VM_STATE's builtin words: past any address or kind a builtin has. */
 #define VMSTACK_VM_VMS_WORD		(1ULL << 56)
 #define VMSTACK_VM_VMS_GC		0
@@ -376,6 +388,7 @@ struct vmstack_vm_desc {
 	__s32 vms_jit_lo;	/* F_VM_STATE: [JIT compiler], lo <= state <= hi */
 	__s32 vms_jit_hi;
 	__s32 cont_pc_off;	/* F_CONT_PC */
+	__s32 ident_tag_off;	/* F_IDENT_TAG */
 };
 
 #endif

@@ -170,13 +170,20 @@ int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct c
 const char *cpython_shim_prog(const struct cpython_layout *L,
 			      const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d);
 
+struct vm_prog;
+/*
+ * Register @code, a code object, tagged with its co_firstlineno (desc3.h's
+ * F_IDENT_TAG, which 3.11's descriptor sets): another code object at a
+ * freed one's address is another word, and cpython_name() tells which it
+ * reads. @tmp: a scratch register.
+ */
+void cpython_prog_tag(struct vm_prog *p, const struct cpython_layout *L, int code, int tmp);
 /*
  * In a program being built (vm/prog.h): r9 = the thread state, of any
  * interpreter's list, whose u64 at @key_off equals register @key_reg
  * (at most VMSTACK_VM_THREADS_MAX looked at), r10 = 1; else to @nostate.
  * Uses r2, r7, r12.
  */
-struct vm_prog;
 void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
 			      uint64_t runtime, int32_t key_off, int key_reg, int nostate);
 

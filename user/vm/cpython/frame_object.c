@@ -94,6 +94,7 @@ const char *cpython_frame_object_prog(const struct cpython_layout *L,
 	vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 4, a->code_type, 7, bad);
 	vm_prog_ld(&p, 4, 1, 4, 8, L->fr_lasti, VM_NO_LABEL);
 	vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 4, 1);
+	cpython_prog_tag(&p, L, 3, 2);
 	vm_prog_insn(&p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	ld64(&p, 8, 8, L->fr_previous);
 	vm_prog_insn(&p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_SHOWN);

@@ -105,15 +105,22 @@ int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
 {
 	const struct cpython_build *b = build;
 	const struct cpython_layout *L;
-	uint64_t code = f->value, type, qual, file;
+	uint64_t code = f->value & ((1ULL << VMSTACK_VM_IDENT_TAG_SHIFT) - 1), type, qual, file;
+	uint32_t tag = (uint32_t)(f->value >> VMSTACK_VM_IDENT_TAG_SHIFT);
 	int32_t first;
 	int line;
 
 	if (!b || f->kind != VMSTACK_FRAME_SCRIPT)
 		return -1;
 	L = &b->L;
+	/*
+	 * Another code object than was sampled (the tag, its first line's
+	 * low bits, differs: the sampled one freed, its memory reused) is
+	 * not named for it: the frame shows as unreadable.
+	 */
 	if (read_target(pid, code + L->ob_type, &type, 8) || type != b->code_type ||
 	    read_target(pid, code + L->co_firstlineno, &first, 4) ||
+	    ((uint32_t)first & VMSTACK_VM_IDENT_TAG_MASK) != tag ||
 	    read_target(pid, code + (L->co_qualname >= 0 ? L->co_qualname : L->co_name),
 			&qual, 8) ||
 	    read_target(pid, code + L->co_filename, &file, 8) ||

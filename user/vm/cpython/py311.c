@@ -145,7 +145,9 @@ enum vmstack_detect cpython_py311_desc(const struct cpython_file *cf,
 	d->code_end = d->code_start + cf->eval.st_size;
 	d->flags = VMSTACK_VM_F_NATIVE_STEP | VMSTACK_VM_F_FRAME_PC | VMSTACK_VM_F_NO_BUILTINS |
 		   VMSTACK_VM_F_AR_CHAIN | VMSTACK_VM_F_TOP_AR | VMSTACK_VM_F_FUNC_IDENT |
-		   VMSTACK_VM_F_KIND_WORD;
+		   VMSTACK_VM_F_KIND_WORD | VMSTACK_VM_F_IDENT_TAG;
+	/* A freed code object's address reused by another: another word. */
+	d->ident_tag_off = L->co_firstlineno;
 	/*
 	 * The thread's own state: main interpreter -> threads.head -> next
 	 * ... (threads of subinterpreters are not looked for).

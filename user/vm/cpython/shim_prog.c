@@ -45,6 +45,14 @@ static void leave(struct vm_prog *p, int how)
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, how);
 }
 
+void cpython_prog_tag(struct vm_prog *p, const struct cpython_layout *L, int code, int tmp)
+{
+	vm_prog_ld(p, 4, 0, tmp, code, L->co_firstlineno, VM_NO_LABEL);
+	vm_prog_alu_k(p, VMSTACK_VM4_AND_K, tmp, VMSTACK_VM_IDENT_TAG_MASK);
+	vm_prog_alu_k(p, VMSTACK_VM4_LSH_K, tmp, VMSTACK_VM_IDENT_TAG_SHIFT);
+	vm_prog_insn(p, VMSTACK_VM4_OR, code, tmp, 0);
+}
+
 void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
 			      uint64_t runtime, int32_t key_off, int key_reg, vm_label nostate)
 {
@@ -131,6 +139,7 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	ld64(&p, 4, 3, L->ob_type);
 	vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 4, a->code_type, 7, bad);
 	ld64(&p, 4, 8, L->fr_prev_instr);
+	cpython_prog_tag(&p, L, 3, 2);
 	vm_prog_insn(&p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 13, 1);
 	ld64(&p, 8, 8, L->fr_previous);
