@@ -148,8 +148,9 @@ UNIT_TEST(walk_lj_trace_exit)
 
 	CHECK(vmstack_desc3_check(&d) == NULL);
 	d.flags |= VMSTACK_VM_F_JIT_NEAR | VMSTACK_VM_F_CONT_BOTTOM | VMSTACK_VM_F_VM_STATE |
-		   VMSTACK_VM_F_CONT_PC;
+		   VMSTACK_VM_F_CONT_PC | VMSTACK_VM_F_IDENT_TAG;
 	d.cont_pc_off = -16;
+	d.ident_tag_off = 0x48;
 	d.jit_near_max = 16;
 	d.vms_g_off = 0x10;
 	d.vms_off = 0xb8;

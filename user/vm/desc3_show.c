@@ -173,8 +173,8 @@ void desc3_show(struct desc3_tr *t, struct walk *w)
 		vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, R_C, d->ident_check_val, w->frame);
 	}
 	if (d->flags & VMSTACK_VM_F_IDENT_TAG) {
-		vm_prog_ld(p, 4, 0, R_C, R_B, d->ident_tag_off, w->read);
-		vm_prog_alu_k(p, VMSTACK_VM4_AND_K, R_C, VMSTACK_VM_IDENT_TAG_MASK);
+		/* The word keeps the value's 57 bits: of the u16's, the low 10. */
+		vm_prog_ld(p, 2, 0, R_C, R_B, d->ident_tag_off, w->read);
 		vm_prog_alu_k(p, VMSTACK_VM4_LSH_K, R_C, VMSTACK_VM_IDENT_TAG_SHIFT);
 		vm_prog_alu(p, VMSTACK_VM4_OR, R_B, R_C);
 	}

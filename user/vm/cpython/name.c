@@ -106,7 +106,7 @@ int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
 	const struct cpython_build *b = build;
 	const struct cpython_layout *L;
 	uint64_t code = f->value & ((1ULL << VMSTACK_VM_IDENT_TAG_SHIFT) - 1), type, qual, file;
-	uint32_t tag = (uint32_t)(f->value >> VMSTACK_VM_IDENT_TAG_SHIFT);
+	uint32_t tag = (uint32_t)(f->value >> VMSTACK_VM_IDENT_TAG_SHIFT) & VMSTACK_VM_IDENT_TAG_MASK;
 	int32_t first;
 	int line;
 

@@ -47,8 +47,8 @@ static void leave(struct vm_prog *p, int how)
 
 void cpython_prog_tag(struct vm_prog *p, const struct cpython_layout *L, int code, int tmp)
 {
-	vm_prog_ld(p, 4, 0, tmp, code, L->co_firstlineno, VM_NO_LABEL);
-	vm_prog_alu_k(p, VMSTACK_VM4_AND_K, tmp, VMSTACK_VM_IDENT_TAG_MASK);
+	/* The word keeps the value's 57 bits: of the u16's, the low 10. */
+	vm_prog_ld(p, 2, 0, tmp, code, L->co_firstlineno, VM_NO_LABEL);
 	vm_prog_alu_k(p, VMSTACK_VM4_LSH_K, tmp, VMSTACK_VM_IDENT_TAG_SHIFT);
 	vm_prog_insn(p, VMSTACK_VM4_OR, code, tmp, 0);
 }

@@ -353,8 +353,10 @@ out:
 int vmstack_luajit_site_name(const void *build, int pid, const struct vmstack_frame *callee,
 			     const struct vmstack_frame *caller, char *out, size_t len)
 {
+	uint64_t pt = vmstack_luajit_tagged_proto(build, pid, caller->value);
+
 	(void)callee;	/* named by the caller's call alone, as LuaJIT does */
-	if (!caller->pc)
-		return -1;	/* the walk knows no PC there */
-	return vmstack_luajit_callee_name(build, pid, caller->value, caller->pc, out, len);
+	if (!caller->pc || !pt)
+		return -1;	/* the walk knows no PC there, or the caller is gone */
+	return vmstack_luajit_callee_name(build, pid, pt, caller->pc, out, len);
 }

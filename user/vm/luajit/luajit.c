@@ -243,6 +243,12 @@ static void luajit_desc(const struct luajit_layout *lj, uint64_t start, uint64_t
 	 */
 	d->flags |= VMSTACK_VM_F_CONT_PC;
 	d->cont_pc_off = fr->frame_contpc;
+	/*
+	 * A prototype's word tagged with its first line: a freed one's
+	 * address taken by another (a chunk load()ed again) is another word.
+	 */
+	d->flags |= VMSTACK_VM_F_IDENT_TAG;
+	d->ident_tag_off = lj->pt_firstline;
 	d->cont_val = fr->cont_ffi_callback;
 	d->state_ar_off = lj->l_cframe;
 	d->ar_mask = fr->cframe_rawmask;
@@ -445,15 +451,31 @@ static int luajit_trace_name(const struct luajit_layout *lj, int pid, uint64_t t
 	return luajit_proto_name(lj, pid, proto, prefix, line, out);
 }
 
+uint64_t vmstack_luajit_tagged_proto(const void *build, int pid, uint64_t value)
+{
+	const struct luajit_layout *lj = build;
+	uint64_t pt = value & ((1ULL << VMSTACK_VM_IDENT_TAG_SHIFT) - 1);
+	int32_t first;
+
+	if (read_target(pid, pt + lj->pt_firstline, &first, 4) ||
+	    ((uint32_t)first & VMSTACK_VM_IDENT_TAG_MASK) !=
+	    ((value >> VMSTACK_VM_IDENT_TAG_SHIFT) & VMSTACK_VM_IDENT_TAG_MASK))
+		return 0;
+	return pt;
+}
+
 static int luajit_name(const void *build, int pid, const struct vmstack_frame *f,
 		       struct vmstack_name_buf *out)
 {
 	const struct luajit_layout *lj = build;
+	uint64_t pt;
 	uint8_t ffid;
 
 	switch (f->kind) {
 	case VMSTACK_FRAME_SCRIPT:
-		return luajit_proto_name(lj, pid, f->value, "", -1, out);
+		/* Not named from another prototype than was sampled: unreadable. */
+		pt = vmstack_luajit_tagged_proto(lj, pid, f->value);
+		return pt ? luajit_proto_name(lj, pid, pt, "", -1, out) : -1;
 	case VMSTACK_FRAME_JIT:
 		return luajit_trace_name(lj, pid, f->value, out);
 	case VMSTACK_FRAME_BUILTIN:

@@ -108,6 +108,13 @@ const struct luajit_layout *luajit_known_build(const char *build_id);
 const struct luajit_layout *luajit_dwarf_build(Elf *elf, const char *build_id,
 					       char *why, size_t len);
 
+/*
+ * The prototype script word value @value names (its tag, the first line's
+ * low bits, read when sampled: desc3's F_IDENT_TAG), or 0 if the one at
+ * its address now is another (the sampled one freed) or does not read.
+ */
+uint64_t vmstack_luajit_tagged_proto(const void *build, int pid, uint64_t value);
+
 /* The name of builtin @ffid in build @build (vmstack_vm_found.build), or NULL. */
 const char *vmstack_luajit_ffid_name(const void *build, unsigned int ffid);
 
