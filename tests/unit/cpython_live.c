@@ -197,6 +197,7 @@ static void name_of(const void *build, int pid, const u64 *ips, unsigned int i, 
 {
 	struct vmstack_frame fr = { .kind = VMSTACK_FRAME_SCRIPT };
 	struct vmstack_name_buf nb;
+	uint64_t tag;
 
 	memset(&nb, 0, sizeof(nb));
 	snprintf(out, len, "?");
@@ -207,8 +208,10 @@ static void name_of(const void *build, int pid, const u64 *ips, unsigned int i, 
 	if (cpython_name(build, pid, &fr, &nb))
 		return;
 	snprintf(out, len, "%s %s:%u", nb.function, nb.file, nb.line);
-	/* Another code object than was sampled there (its tag differs): not named. */
-	fr.value ^= 1ULL << VMSTACK_VM_IDENT_TAG_SHIFT;
+	/* Another code object than was sampled there (another nonzero tag): not named. */
+	tag = (fr.value >> VMSTACK_VM_IDENT_TAG_SHIFT) & VMSTACK_VM_IDENT_TAG_MASK;
+	fr.value &= (1ULL << VMSTACK_VM_IDENT_TAG_SHIFT) - 1;
+	fr.value |= (uint64_t)(tag % VMSTACK_VM_IDENT_TAG_MASK + 1) << VMSTACK_VM_IDENT_TAG_SHIFT;
 	CHECK(cpython_name(build, pid, &fr, &nb) != 0);
 }
 

@@ -116,11 +116,13 @@ int cpython_name(const void *build, int pid, const struct vmstack_frame *f,
 	/*
 	 * Another code object than was sampled (the tag, its first line's
 	 * low bits, differs: the sampled one freed, its memory reused) is
-	 * not named for it: the frame shows as unreadable.
+	 * not named for it: the frame shows as unreadable. Tag 0 is not
+	 * checked: a text descriptor's words carry none (nor a first line
+	 * that is a multiple of 1024).
 	 */
 	if (read_target(pid, code + L->ob_type, &type, 8) || type != b->code_type ||
 	    read_target(pid, code + L->co_firstlineno, &first, 4) ||
-	    ((uint32_t)first & VMSTACK_VM_IDENT_TAG_MASK) != tag ||
+	    (tag && ((uint32_t)first & VMSTACK_VM_IDENT_TAG_MASK) != tag) ||
 	    read_target(pid, code + (L->co_qualname >= 0 ? L->co_qualname : L->co_name),
 			&qual, 8) ||
 	    read_target(pid, code + L->co_filename, &file, 8) ||

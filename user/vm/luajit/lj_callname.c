@@ -115,22 +115,40 @@ static int byte_at(struct bytes *r, uint64_t addr, uint8_t *v)
 	return 0;
 }
 
-/* The NUL-terminated string at @addr into @out: 0, or -1. */
+/* A name's most bytes: longer is no name LuaJIT's parser wrote. */
+#define NAME_MAX_BYTES	256
+
+/* The NUL-terminated string at @addr into @out (@len > 0, cut to fit): 0, or -1. */
 static int cstring(struct bytes *r, uint64_t addr, char *out, size_t len)
 {
 	size_t i;
 	uint8_t c;
 
-	for (i = 0; i < 256; i++) {
+	for (i = 0; i < NAME_MAX_BYTES; i++) {
 		if (byte_at(r, addr + i, &c))
 			return -1;
 		if (i + 1 < len)
 			out[i] = (char)c;
 		if (!c) {
-			if (i >= len)
+			if (i + 1 >= len)
 				out[len - 1] = 0;
 			return 0;
 		}
+	}
+	return -1;
+}
+
+/* Past the NUL-terminated string at *@at (at most NAME_MAX_BYTES): 0, or -1. */
+static int skip_cstring(struct bytes *r, uint64_t *at)
+{
+	size_t i;
+	uint8_t c;
+
+	for (i = 0; i < NAME_MAX_BYTES; i++) {
+		if (byte_at(r, (*at)++, &c))
+			return -1;
+		if (!c)
+			return 0;
 	}
 	return -1;
 }
@@ -184,7 +202,7 @@ static int local_name(const struct proto *p, uint32_t pc, uint32_t slot)
 	struct bytes r = { p->pid, 1, { 0 } };
 	uint64_t at, name;
 	uint32_t start = 0, n, i;
-	uint8_t vn, c;
+	uint8_t vn;
 
 	if (ref_at(p, p->pt + p->lj->pt_varinfo, &at))
 		return -1;
@@ -196,13 +214,9 @@ static int local_name(const struct proto *p, uint32_t pc, uint32_t slot)
 			return -1;
 		if (!vn)
 			return 0;
-		if (vn >= sizeof(special) / sizeof(special[0])) {
-			do {
-				if (byte_at(&r, ++at, &c))
-					return -1;
-			} while (c);
-		}
 		at++;
+		if (vn >= sizeof(special) / sizeof(special[0]) && skip_cstring(&r, &at))
+			return -1;
 		if (uleb128(&r, &at, &n))
 			return -1;
 		start += n;
@@ -247,7 +261,6 @@ static int upvalue_name(const struct proto *p, uint32_t idx)
 {
 	struct bytes r = { p->pid, 1, { 0 } };
 	uint64_t at;
-	uint8_t c;
 
 	if (ref_at(p, p->pt + p->lj->pt_uvinfo, &at))
 		return -1;
@@ -255,11 +268,12 @@ static int upvalue_name(const struct proto *p, uint32_t idx)
 		p->out[0] = 0;
 		return 0;
 	}
+	/* LuaJIT's upvalues are at most LJ_MAX_UPVAL (60): a larger index is no upvalue. */
+	if (idx > 255)
+		return -1;
 	for (; idx; idx--)
-		do {
-			if (byte_at(&r, at++, &c))
-				return -1;
-		} while (c);
+		if (skip_cstring(&r, &at))
+			return -1;
 	return cstring(&r, at, p->out, p->len);
 }
 

@@ -455,11 +455,16 @@ uint64_t vmstack_luajit_tagged_proto(const void *build, int pid, uint64_t value)
 {
 	const struct luajit_layout *lj = build;
 	uint64_t pt = value & ((1ULL << VMSTACK_VM_IDENT_TAG_SHIFT) - 1);
+	uint32_t tag = (uint32_t)(value >> VMSTACK_VM_IDENT_TAG_SHIFT) & VMSTACK_VM_IDENT_TAG_MASK;
 	int32_t first;
 
+	/*
+	 * Tag 0 is not checked: a word of a text descriptor that names its
+	 * frames with this runtime carries none (a first line that is a
+	 * multiple of 1024 neither).
+	 */
 	if (read_target(pid, pt + lj->pt_firstline, &first, 4) ||
-	    ((uint32_t)first & VMSTACK_VM_IDENT_TAG_MASK) !=
-	    ((value >> VMSTACK_VM_IDENT_TAG_SHIFT) & VMSTACK_VM_IDENT_TAG_MASK))
+	    (tag && ((uint32_t)first & VMSTACK_VM_IDENT_TAG_MASK) != tag))
 		return 0;
 	return pt;
 }
