@@ -72,12 +72,19 @@ int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f)
 
 const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
 						  const struct vmstack_frame *f,
-						  struct vmstack_frame *caller)
+						  struct vmstack_frame *caller, bool across)
 {
 	struct vmstack_frame_iter next = *it;
 
-	return f->kind == VMSTACK_FRAME_SCRIPT && vmstack_frames_next(&next, caller) &&
-	       caller->kind == VMSTACK_FRAME_SCRIPT && caller->vm == f->vm ? caller : NULL;
+	if (f->kind != VMSTACK_FRAME_SCRIPT)
+		return NULL;
+	while (vmstack_frames_next(&next, caller)) {
+		if (caller->kind == VMSTACK_FRAME_SCRIPT && caller->vm == f->vm)
+			return caller;
+		if (!across || caller->kind != VMSTACK_FRAME_NATIVE)
+			return NULL;
+	}
+	return NULL;
 }
 
 uint64_t vmstack_frame_word(const struct vmstack_frame *f)

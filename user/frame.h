@@ -11,6 +11,7 @@
 #define VMSTACK_FRAME_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum vmstack_frame_kind {
@@ -52,11 +53,13 @@ int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f);
  * @caller: the frame that calls script frame @f, the last one @it gave,
  * when that is the next one and a script frame of the same VM; else NULL.
  * Native code between them (a C function that called back, a VM entered
- * afresh) leaves the call unknown.
+ * afresh) leaves the call unknown, unless @across: @f's runtime knows the
+ * VM itself called it for the next script frame of the VM (a metamethod:
+ * vm/runtime.h's caller_across), whatever native frames lie between.
  */
 const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
 						  const struct vmstack_frame *f,
-						  struct vmstack_frame *caller);
+						  struct vmstack_frame *caller, bool across);
 /* Is @kind a frame a VM produced (named by its runtime)? */
 int vmstack_frame_is_vm(enum vmstack_frame_kind kind);
 /* A VM frame's whole VM word (kind, VM, value): what its name is kept by. */

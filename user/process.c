@@ -226,6 +226,11 @@ void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 		p->vm_namer[vm] = *namer;
 }
 
+bool vmstack_process_vm_across(const struct vmstack_process *p, const struct vmstack_frame *f)
+{
+	return f->vm < VMSTACK_VM_MAX && p->vm_namer[f->vm].across && p->vm_namer[f->vm].across(f);
+}
+
 /* The PC a frame's name is kept by: 0 unless its runtime names lines. */
 static uint64_t vm_name_pc(const struct vmstack_process *p, const struct vmstack_frame *f)
 {

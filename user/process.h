@@ -116,7 +116,10 @@ struct vmstack_vm_namer {
 		    const struct vmstack_frame *caller, char *out, size_t len);
 	const void *build;	/* the runtime's description of the build */
 	bool by_pc;		/* names differ by the frame's PC (lines): kept by word and PC */
+	bool (*across)(const struct vmstack_frame *f);	/* vm/runtime.h's caller_across */
 };
+/* The caller @f's runtime says is across native frames (vmstack_frames_caller's @across). */
+bool vmstack_process_vm_across(const struct vmstack_process *p, const struct vmstack_frame *f);
 void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 				  const struct vmstack_vm_namer *namer);
 /*

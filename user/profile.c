@@ -321,7 +321,9 @@ static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
 	vmstack_stack_frames(s, &it);
 	while (vmstack_frames_next(&it, &f)) {
 		nk += f.kind == VMSTACK_FRAME_KERNEL;
-		nl += frame_ids(p, src->proc, &f, vmstack_frames_caller(&it, &f, &caller),
+		nl += frame_ids(p, src->proc, &f,
+				vmstack_frames_caller(&it, &f, &caller,
+						      vmstack_process_vm_across(src->proc, &f)),
 				callee_kind, o->lines, leaf + nl);
 		callee_kind = f.kind;
 	}

@@ -47,3 +47,28 @@ vmstack-record -q -F 999 -d $((4 * span)) -p $pid -o /tmp/l54a.folded 2>/tmp/l54
 kill $pid; wait $pid 2>/dev/null
 cp /tmp/l54.folded /tmp/l54a.folded "$VMSTACK_RESULTS/"
 check /tmp/l54a.folded "attached"
+
+# Across the VM's own C frames: an __index metamethod (from the main
+# chunk's px.key) and the iterator of a generic for in it (functions of
+# one line: lua_names_match) each run in a
+# luaV_execute of their own, below C frames (luaT_callTMres, luaD_call);
+# they are named from their caller's instruction, as debug.getinfo names
+# them ("index", "for iterator" in 5.4; "__index" in 5.3, whose
+# interpreter runs the same script on the release kernel).
+cat >/tmp/across.lua <<'LUA'
+local function it(_, i) if i then return nil end local s = 0 for k = 1, 20000 do s = s + k % 7 end return s end
+local px = setmetatable({}, { __index = function() local n = 0 for _ in it do n = n + 1 end return n end })
+local t0 = os.clock()
+while os.clock() - t0 < tonumber(arg[1]) do local _ = px.key end
+LUA
+across() {
+	local lua=$1 f=/tmp/across-$1.folded
+	vmstack-record -q -F 999 -o $f -- $lua /tmp/across.lua $((2 * span)) 2>$f.err ||
+		{ cat $f.err; fail "$lua across: record failed"; }
+	cp $f "$VMSTACK_RESULTS/"
+	sort -k2 -nr $f | head -2 | cut -c1-400
+	lua_names_match $f across.lua "$lua across C frames" "$(lua_getinfo_names $lua /tmp/across.lua 0.2)"
+}
+across lua5.4
+release_only "lua5.3's names across C frames (5.4's program is 5.3's)" && across lua5.3
+true

@@ -462,8 +462,8 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, NULL, "first", false },
-				b = { name_a, NULL, "second", false };
+	struct vmstack_vm_namer a = { name_a, NULL, "first", false, NULL },
+				b = { name_a, NULL, "second", false, NULL };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
@@ -497,7 +497,7 @@ static int site_a(const void *build, int pid, const struct vmstack_frame *callee
 UNIT_TEST(vm_call_site_names)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, site_a, "own", true };
+	struct vmstack_vm_namer a = { name_a, site_a, "own", true, NULL };
 	const uint64_t ips[] = {
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x40,
@@ -518,7 +518,7 @@ UNIT_TEST(vm_call_site_names)
 
 		vmstack_frames_start(&it, ips, 0, sizeof(ips) / sizeof(ips[0]), 0);
 		while (vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT) {
-			const struct vmstack_frame *c = vmstack_frames_caller(&it, &f, &caller);
+			const struct vmstack_frame *c = vmstack_frames_caller(&it, &f, &caller, false);
 
 			if (!k) {
 				vmstack_process_note_vm(s, &f, c);

@@ -25,6 +25,7 @@
 #include "lua_live.h"
 #include "unit.h"
 #include "util.h"
+#include "vm/lua/lua53.h"
 #include "vm/lua/lua_code.h"
 #include "vm/runtime.h"
 
@@ -137,4 +138,102 @@ UNIT_TEST(lua53_live_names)
 UNIT_TEST(lua54_live_names)
 {
 	names_live("lua5.4", "/usr/bin/lua5.4", &vmstack_lua54_code);
+}
+
+/*
+ * Across the VM's own C frames (5.3, 5.4): the script's iterator `it`,
+ * called by a generic for in an __index metamethod, which l's px.key
+ * called, spins. Each runs in a luaV_execute of its own, the VM calling
+ * it for its caller's instruction: the program marks the iterator's
+ * frame (VMSTACK_LUA_PC_FROM_LUA), and each is named from the caller its
+ * CallInfo's previous is (read here: no unwinding through the C frames
+ * between), as debug.getinfo names them: "for iterator", "__index"
+ * (5.4: "index").
+ */
+static const char across_script[] =
+	"local out = io.open(arg[1], 'w')\n"
+	"local function me() out:write(tostring(debug.getinfo(2, 'n').name), '\\n') out:flush() end\n"
+	"local function it() me() local i = 0 while true do i = i + 1 end end\n"
+	"local px = setmetatable({}, { __index = function() me() for _ in it do end end })\n"
+	"local function l() me() local _ = px.key end\n"
+	"l()\n";
+
+/* The Proto and saved pc of CallInfo @ci's previous one; 0, or -1. */
+static int previous_lua(const struct lua53_layout *L, pid_t pid, uint64_t ci, uint64_t *proto,
+			uint64_t *pc)
+{
+	uint64_t prev, func, cl;
+
+	return read_target(pid, ci + L->ci_previous, &prev, 8) ||
+	       read_target(pid, prev + L->ci_func, &func, 8) ||
+	       read_target(pid, func, &cl, 8) || read_target(pid, cl + L->cl_p, proto, 8) ||
+	       read_target(pid, prev + L->ci_savedpc, pc, 8) ? -1 : 0;
+}
+
+static void across_live(const char *rt_name, const char *interp, const struct lua53_layout *L,
+			const struct lua_code_facts *C, const char *mm)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
+	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
+	static struct vmstack_vm_found found;
+	char want[3][64], got[64], why[256];
+	struct vmstack_map m = { 0 };
+	struct frames fr = { .n = 0 };
+	struct user_regs_struct r;
+	struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT },
+			     caller = { .kind = VMSTACK_FRAME_SCRIPT };
+	uint64_t ci_it, ci_mm;
+	unsigned int k;
+	pid_t pid = lua_live_run(argv, across_script);
+	FILE *f;
+
+	if (!pid)
+		return;
+	CHECK(rt && !lua_live_code_map(pid, interp, &m));
+	memset(&found, 0, sizeof(found));
+	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	by_program(&found, pid, &fr);
+	f = fopen(NAMES, "r");
+	for (k = 0; f && k < 3 && fgets(want[k], sizeof(want[k]), f); k++)
+		want[k][strcspn(want[k], "\n")] = 0;
+	if (f)
+		fclose(f);
+	CHECK(k == 3 && !strcmp(want[1], mm) && !strcmp(want[2], "for iterator"));
+	/* The innermost activation: the iterator alone, marked. */
+	CHECK(fr.n >= 1 && (fr.pc[0] & VMSTACK_LUA_PC_FROM_LUA) && rt->caller_across);
+	CHECK(!ptrace(PTRACE_GETREGS, pid, 0, &r));
+	ci_it = r.rbp;		/* luaV_execute keeps its ci in rbp */
+	callee.value = fr.proto[0];
+	callee.pc = fr.pc[0];
+	CHECK(rt->caller_across(&callee));
+	CHECK(!previous_lua(L, pid, ci_it, &caller.value, &caller.pc));
+	if (vmstack_lua_site_name(C, pid, &callee, &caller, got, sizeof(got)))
+		snprintf(got, sizeof(got), "nil");
+	fprintf(stderr, "  %s: the iterator named %s, Lua says %s\n", interp, got, want[2]);
+	CHECK(!strcmp(got, want[2]));
+	/* The metamethod: its caller l, its own pc marked as the program does. */
+	CHECK(!read_target(pid, ci_it + L->ci_previous, &ci_mm, 8));
+	callee.pc = VMSTACK_LUA_PC_FROM_LUA;
+	CHECK(!previous_lua(L, pid, ci_mm, &caller.value, &caller.pc));
+	if (vmstack_lua_site_name(C, pid, &callee, &caller, got, sizeof(got)))
+		snprintf(got, sizeof(got), "nil");
+	fprintf(stderr, "  %s: the metamethod named %s, Lua says %s\n", interp, got, want[1]);
+	CHECK(!strcmp(got, want[1]));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	vmstack_file_put(m.file);
+	fake_mem_reset();
+	unlink(SCRIPT);
+	unlink(NAMES);
+}
+
+UNIT_TEST(lua53_live_names_across)
+{
+	across_live("lua5.3", "/usr/bin/lua5.3", &vmstack_lua536, &vmstack_lua53_code, "__index");
+}
+
+UNIT_TEST(lua54_live_names_across)
+{
+	across_live("lua5.4", "/usr/bin/lua5.4", vmstack_lua544_ci(), &vmstack_lua54_code, "index");
 }

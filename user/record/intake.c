@@ -46,7 +46,9 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	vmstack_stack_frames(r->interval.stacks.added, &it);
 	while (vmstack_frames_next(&it, &f))
 		if (vmstack_frame_is_vm(f.kind))
-			vmstack_process_note_vm(t->proc, &f, vmstack_frames_caller(&it, &f, &caller));
+			vmstack_process_note_vm(t->proc, &f,
+						vmstack_frames_caller(&it, &f, &caller,
+								      vmstack_process_vm_across(t->proc, &f)));
 		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
 			 !vmstack_process_knows(t->proc, f.value))
 			t->maps_stale = 1;

@@ -80,6 +80,12 @@ struct vmstack_runtime {
 	 * as the walk sees it). Else only for a runtime's own program.
 	 */
 	bool sites_from_desc3;
+	/*
+	 * Did the VM itself call script frame @f for the next script frame
+	 * of the VM below it, across the native frames between them (vm/
+	 * frame.h's vmstack_frames_caller)? NULL: never.
+	 */
+	bool (*caller_across)(const struct vmstack_frame *f);
 };
 
 /* The runtimes, NULL-terminated. */

@@ -111,6 +111,17 @@ void vmstack_lua52_prog(const struct lua52_layout *L, struct vm_prog *p)
 	/* A tail-called function: its pc marked (VMSTACK_LUA_PC_TAIL). */
 	vm_prog_ld(p, 1, 0, 5, 8, L->ci_callstatus, bad);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_tail, tail);
+	/*
+	 * Not reentered (5.2 marks a Lua call in the same loop), the loop's
+	 * first, its previous CallInfo a Lua function's: VMSTACK_LUA_PC_FROM_LUA.
+	 */
+	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_reentry, emit);
+	vm_prog_ld(p, 8, 0, 6, 8, L->ci_previous, emit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, 0, emit);
+	vm_prog_ld(p, 1, 0, 6, 6, L->ci_callstatus, emit);
+	vm_prog_insn(p, VMSTACK_VM4_AND_K, 6, 0, L->cist_lua);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, 0, emit);
+	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_FROM_LUA);
 	vm_prog_bind(p, emit);
 	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 7, 0, 1);
@@ -239,5 +250,6 @@ const struct vmstack_runtime vmstack_rt_lua52 = {
 	.detect = lua52_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
+	.caller_across = vmstack_lua_caller_across,
 	.names_by_pc = true,
 };

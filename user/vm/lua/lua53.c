@@ -65,11 +65,12 @@ static const struct lua53_layout *const lua53_layouts[] = { &vmstack_lua536 };
 
 void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 {
-	vm_label loop, fresh, tail, emit, bad, nostate;
+	vm_label loop, fresh, tail, emit, bad, nostate, from;
 
 	vm_prog_init(p);
 	loop = vm_prog_label(p), fresh = vm_prog_label(p), bad = vm_prog_label(p);
 	nostate = vm_prog_label(p), tail = vm_prog_label(p), emit = vm_prog_label(p);
+	from = vm_prog_label(p);
 	/*
 	 * r8: the CallInfo; every one down to the fresh one is a Lua
 	 * function's. r7 (0 at the start): frames shown so far. A first
@@ -89,6 +90,7 @@ void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 	/* A tail-called function: its pc marked (VMSTACK_LUA_PC_TAIL). */
 	vm_prog_ld(p, 2, 0, 5, 8, L->ci_callstatus, bad);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_tail, tail);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_fresh, from);
 	vm_prog_bind(p, emit);
 	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 7, 0, 1);
@@ -100,6 +102,15 @@ void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_SHOWN);
 	vm_prog_bind(p, tail);
 	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_TAIL);
+	vm_prog_ja(p, emit);
+	/* Fresh, its previous CallInfo a Lua closure's: VMSTACK_LUA_PC_FROM_LUA. */
+	vm_prog_bind(p, from);
+	vm_prog_ld(p, 8, 0, 6, 8, L->ci_previous, emit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, 0, emit);
+	vm_prog_ld(p, 8, 0, 6, 6, L->ci_func, emit);
+	vm_prog_ld(p, 1, 0, 6, 6, L->tv_tag, emit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 6, L->tag_lcl, emit);
+	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_FROM_LUA);
 	vm_prog_ja(p, emit);
 	vm_prog_bind(p, bad);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 7, 0, nostate);
@@ -166,5 +177,6 @@ const struct vmstack_runtime vmstack_rt_lua53 = {
 	.detect = lua53_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
+	.caller_across = vmstack_lua_caller_across,
 	.names_by_pc = true,
 };

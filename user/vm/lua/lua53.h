@@ -27,6 +27,8 @@ struct lua53_layout {
 };
 
 extern const struct lua53_layout vmstack_lua536;
+/* 5.4.4's CallInfo chain, as 5.3's program walks it (lua54.c; for the tests). */
+const struct lua53_layout *vmstack_lua544_ci(void);
 
 /* The program: ci in the loop's rbp (r2), down to the CIST_FRESH one. */
 void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p);

@@ -64,6 +64,11 @@ static const struct lua54_layout lua544 = {
 
 static const struct lua54_layout *const lua54_layouts[] = { &lua544 };
 
+const struct lua53_layout *vmstack_lua544_ci(void)
+{
+	return &lua544.ci;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -198,5 +203,6 @@ const struct vmstack_runtime vmstack_rt_lua54 = {
 	.detect = lua54_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
+	.caller_across = vmstack_lua_caller_across,
 	.names_by_pc = true,
 };

@@ -338,6 +338,7 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	int32_t size;
 	uint32_t *ins;
 	enum found got = NONE;
+	unsigned int op, tm;
 	int pc, kind;
 
 	savedpc &= ~(uint64_t)3;	/* what the programs mark there */
@@ -353,15 +354,30 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	}
 	c.ins = ins;
 	kind = op_of(&c, ins[pc])->kind;
+	op = bits(ins[pc], 0, C->op_bits);
+	tm = C->op_tm && op < C->nops ? C->op_tm[op] : 0;
 	if (kind == LOP_CALL || kind == LOP_TAILCALL || kind == LOP_TFORLOOP51) {
 		got = getobjname(&c, pc, A(&c, ins[pc]));
 	} else if (kind == LOP_TFORCALL) {
 		snprintf(out, len, "for iterator");
 		got = FIELD;
+	} else if (tm) {
+		/* A metamethod the VM called for this instruction (5.4's MMBIN*: C's). */
+		tm = tm == LUA_TM_FROM_C ? (unsigned int)C_(&c, ins[pc]) : tm - 1u;
+		if (tm < C->ntm) {
+			snprintf(out, len, "%s", C->tm_names[tm] + C->tm_skip);
+			got = CONSTANT;
+		}
 	}
 	free(ins);
 	free(c.loc);
 	return got == NONE || c.bad ? -1 : 0;
+}
+
+bool vmstack_lua_caller_across(const struct vmstack_frame *f)
+{
+	return f->kind == VMSTACK_FRAME_SCRIPT && (f->pc & VMSTACK_LUA_PC_FROM_LUA) &&
+	       !(f->pc & VMSTACK_LUA_PC_TAIL);
 }
 
 int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame *callee,

@@ -27,6 +27,14 @@
  * programs mark there.
  */
 #define VMSTACK_LUA_PC_TAIL	1
+/*
+ * And: the frame began a luaV_execute (called through C) while its
+ * previous CallInfo is a Lua function's: no C function called it, the
+ * VM did for that function's current instruction (a metamethod, a for
+ * iterator), so that function, across the VM's own C frames, is its
+ * caller (vm/runtime.h caller_across).
+ */
+#define VMSTACK_LUA_PC_FROM_LUA	2
 
 /* What an opcode does, as far as naming goes. */
 enum lua_op_kind {
@@ -64,7 +72,17 @@ struct lua_code_facts {
 	int32_t locvar_size, locvar_startpc, locvar_endpc;	/* LocVar: varname first */
 	int32_t tv_size, tv_tt;		/* TValue: its tag's low byte */
 	struct lua_proto_facts str;	/* strings (TString) */
+	/*
+	 * Metamethods (ltm.h's TMS): what each op may call, 1 + its TM (0
+	 * none, LUA_TM_FROM_C: 5.4's MMBIN*, the TM in C), as ldebug.c's
+	 * funcnamefromcode (5.2: getfuncname) names it: tm_names[TM] past
+	 * tm_skip characters (5.4 drops the "__"). 5.1 names none (NULL).
+	 */
+	const uint8_t *op_tm;
+	const char *const *tm_names;
+	uint8_t ntm, tm_skip;
 };
+#define LUA_TM_FROM_C	0xff
 
 extern const struct lua_code_facts vmstack_lua51_code, vmstack_lua52_code,
 	vmstack_lua53_code, vmstack_lua54_code;
@@ -86,6 +104,12 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
  */
 int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame *callee,
 			  const struct vmstack_frame *caller, char *out, size_t len);
+
+/*
+ * The caller_across of the runtimes whose programs mark
+ * VMSTACK_LUA_PC_FROM_LUA (5.2 to 5.4; vm/runtime.h).
+ */
+bool vmstack_lua_caller_across(const struct vmstack_frame *f);
 
 /*
  * Every PUC Lua runtime's namer, its build the version's struct
