@@ -117,10 +117,12 @@ end, "c")' "$@" 2>&1 >/dev/null
 # is at is the one its function starts at) names frames of FOLDED as
 # vmstack shows a Lua function its caller names: "NAME (...CHUNK:LINE)".
 lua_names_match() {
-	local line name n=0
+	local line name re n=0
 	while read -r line name; do
 		[ -n "$name" ] || continue
-		[ "$(stack_count "$1" ";$name \([^;]*$2:$line\)_\[vm\]")" -gt 0 ] ||
+		# ERE-quoted: 5.1 names an iterator "(for generator)".
+		re=$(printf '%s' "$name" | sed 's/[][().*^$+?{}|\\]/\\&/g')
+		[ "$(stack_count "$1" ";$re \([^;]*$2:$line\)_\[vm\]")" -gt 0 ] ||
 			fail "$3: no frame $name ($2:$line), as debug.getinfo names it"
 		n=$((n + 1))
 	done <<<"$4"

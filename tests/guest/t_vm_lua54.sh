@@ -53,8 +53,9 @@ check /tmp/l54a.folded "attached"
 # one line: lua_names_match) each run in a
 # luaV_execute of their own, below C frames (luaT_callTMres, luaD_call);
 # they are named from their caller's instruction, as debug.getinfo names
-# them ("index", "for iterator" in 5.4; "__index" in 5.3, whose
-# interpreter runs the same script on the release kernel).
+# them ("index", "for iterator" in 5.4; "__index" in 5.2 and 5.3; 5.1
+# names its iterator "(for generator)" and no metamethod), their
+# interpreters running the same script on the release kernel.
 cat >/tmp/across.lua <<'LUA'
 local function it(_, i) if i then return nil end local s = 0 for k = 1, 20000 do s = s + k % 7 end return s end
 local px = setmetatable({}, { __index = function() local n = 0 for _ in it do n = n + 1 end return n end })
@@ -70,5 +71,9 @@ across() {
 	lua_names_match $f across.lua "$lua across C frames" "$(lua_getinfo_names $lua /tmp/across.lua 0.2)"
 }
 across lua5.4
-release_only "lua5.3's names across C frames (5.4's program is 5.3's)" && across lua5.3
+release_only "lua5.1 to lua5.3's names across C frames (5.4's program is 5.3's)" && {
+	across lua5.3
+	across lua5.2
+	across lua5.1
+}
 true

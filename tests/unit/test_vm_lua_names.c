@@ -25,6 +25,7 @@
 #include "lua_live.h"
 #include "unit.h"
 #include "util.h"
+#include "vm/lua/lua51.h"
 #include "vm/lua/lua53.h"
 #include "vm/lua/lua_code.h"
 #include "vm/runtime.h"
@@ -236,4 +237,62 @@ UNIT_TEST(lua53_live_names_across)
 UNIT_TEST(lua54_live_names_across)
 {
 	across_live("lua5.4", "/usr/bin/lua5.4", vmstack_lua544_ci(), &vmstack_lua54_code, "index");
+}
+
+/*
+ * 5.1: its CallInfos an array, each the previous one's next. The
+ * iterator's frame (L->ci; the loop keeps L in rbp) is marked, and named
+ * from the __index function's TFORLOOP, its CallInfo the one before: the
+ * local "(for generator)", as 5.1 names it; 5.1 names no metamethod.
+ */
+UNIT_TEST(lua51_live_names_across)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find("lua5.1");
+	const struct lua51_layout *L = &vmstack_lua515;
+	char *argv[] = { (char *)"/usr/bin/lua5.1", (char *)SCRIPT, (char *)NAMES, NULL };
+	static struct vmstack_vm_found found;
+	char want[3][64], got[64], why[256];
+	struct vmstack_map m = { 0 };
+	struct frames fr = { .n = 0 };
+	struct user_regs_struct r;
+	struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT },
+			     caller = { .kind = VMSTACK_FRAME_SCRIPT };
+	uint64_t ci, func, cl;
+	unsigned int k;
+	pid_t pid = lua_live_run(argv, across_script);
+	FILE *f;
+
+	if (!pid)
+		return;
+	CHECK(rt && !lua_live_code_map(pid, argv[0], &m));
+	memset(&found, 0, sizeof(found));
+	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	by_program(&found, pid, &fr);
+	f = fopen(NAMES, "r");
+	for (k = 0; f && k < 3 && fgets(want[k], sizeof(want[k]), f); k++)
+		want[k][strcspn(want[k], "\n")] = 0;
+	if (f)
+		fclose(f);
+	CHECK(k == 3 && !strcmp(want[1], "nil") && !strcmp(want[2], "(for generator)"));
+	CHECK(fr.n >= 1 && (fr.pc[0] & VMSTACK_LUA_PC_FROM_LUA) && rt->caller_across);
+	CHECK(!ptrace(PTRACE_GETREGS, pid, 0, &r));
+	callee.value = fr.proto[0];
+	callee.pc = fr.pc[0];
+	CHECK(rt->caller_across(&callee));
+	CHECK(!read_target(pid, r.rbp + L->l_ci, &ci, 8));
+	ci -= (uint64_t)L->ci_size;
+	CHECK(!read_target(pid, ci + L->ci_func, &func, 8) && !read_target(pid, func, &cl, 8) &&
+	      !read_target(pid, cl + L->lcl_p, &caller.value, 8) &&
+	      !read_target(pid, ci + L->ci_savedpc, &caller.pc, 8));
+	if (vmstack_lua_site_name(&vmstack_lua51_code, pid, &callee, &caller, got, sizeof(got)))
+		snprintf(got, sizeof(got), "nil");
+	fprintf(stderr, "  /usr/bin/lua5.1: the iterator named %s, Lua says %s\n", got, want[2]);
+	CHECK(!strcmp(got, want[2]));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	vmstack_file_put(m.file);
+	fake_mem_reset();
+	unlink(SCRIPT);
+	unlink(NAMES);
 }

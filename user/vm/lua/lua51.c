@@ -60,6 +60,7 @@ const struct lua51_layout vmstack_lua515 = {
 	.op_mask = 0x3f,		/* SIZE_OP 6 at POS_OP 0 */
 	.op_call = 28,
 	.op_tailcall = 29,
+	.op_tforloop = 33,
 	.proto = {
 		.p_linedefined = 0x60,
 		.p_source = 0x40,	/* TString * */
@@ -77,15 +78,15 @@ static const struct lua51_layout *const lua51_layouts[] = { &vmstack_lua515 };
  * Is CallInfo @ci's function C, or none (base_ci): to @c; else its
  * Closure in @cl. Uses r4.
  */
-static void is_c(const struct lua51_layout *L, struct vm_prog *p, int ci, int cl,
+static void is_c(const struct lua51_layout *L, struct vm_prog *p, int ci, int cl, int tmp,
 		 vm_label c, vm_label bad)
 {
 	vm_prog_ld(p, 8, 0, cl, ci, L->ci_func, bad);
-	vm_prog_ld(p, 4, 0, 4, cl, L->tv_tt, bad);
-	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 4, L->tfunction, c);
+	vm_prog_ld(p, 4, 0, tmp, cl, L->tv_tt, bad);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, tmp, L->tfunction, c);
 	vm_prog_ld(p, 8, 0, cl, cl, 0, bad);
-	vm_prog_ld(p, 1, 0, 4, cl, L->cl_isc, bad);
-	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 4, 0, c);
+	vm_prog_ld(p, 1, 0, tmp, cl, L->cl_isc, bad);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, tmp, 0, c);
 }
 
 /*
@@ -95,13 +96,13 @@ static void is_c(const struct lua51_layout *L, struct vm_prog *p, int ci, int cl
 void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_at *at,
 			struct vm_prog *p)
 {
-	vm_label fresh, loop, saved, show, emit, same, below, bottom, done, bad, nostate;
+	vm_label fresh, loop, saved, show, emit, same, check, c_frame, bottom, done, bad, nostate;
 
 	vm_prog_init(p);
 	fresh = vm_prog_label(p), loop = vm_prog_label(p), saved = vm_prog_label(p);
 	show = vm_prog_label(p), same = vm_prog_label(p), bottom = vm_prog_label(p);
 	done = vm_prog_label(p), bad = vm_prog_label(p), nostate = vm_prog_label(p);
-	below = vm_prog_label(p), emit = vm_prog_label(p);
+	check = vm_prog_label(p), c_frame = vm_prog_label(p), emit = vm_prog_label(p);
 	/* This frame's L, a lua_State by its type byte. */
 	if (at->in_rbp)
 		vm_prog_insn(p, VMSTACK_VM4_MOV, 3, 2, 0);
@@ -124,7 +125,7 @@ void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_a
 	vm_prog_bind(p, loop);
 	/* base_ci is the thread's C level: nothing below it to show. */
 	vm_prog_jmp(p, VMSTACK_VM4_JLE, 8, 11, done);
-	is_c(L, p, 8, 3, same, bad);
+	is_c(L, p, 8, 3, 4, c_frame, bad);
 	vm_prog_ld(p, 8, 0, 3, 3, L->lcl_p, bad);
 	vm_prog_ld(p, 1, 0, 4, 3, L->proto.gc_tt, bad);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 4, L->tproto, bad);
@@ -138,26 +139,39 @@ void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_a
 	vm_prog_bind(p, show);
 	/* A tail-called function: its pc marked (VMSTACK_LUA_PC_TAIL). */
 	vm_prog_ld(p, 4, 0, 5, 8, L->ci_tailcalls, bad);
-	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 5, 0, emit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 5, 0, check);
 	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_TAIL);
-	vm_prog_bind(p, emit);
-	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
-	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 12, 0, 1);
-	/* Did this luaV_execute begin here? Ask the caller's instruction. */
+	/*
+	 * Did this luaV_execute begin here? Ask the caller's instruction: a
+	 * call goes on in this loop; a TFORLOOP called its iterator through
+	 * luaD_call, the caller's frame in the loop outside
+	 * (VMSTACK_LUA_PC_FROM_LUA, named as 5.1 names it); else below.
+	 */
+	vm_prog_bind(p, check);
 	vm_prog_insn(p, VMSTACK_VM4_MOV, 7, 8, 0);
 	vm_prog_insn(p, VMSTACK_VM4_SUB_K, 7, 0, L->ci_size);
-	vm_prog_jmp(p, VMSTACK_VM4_JLE, 7, 11, below);
-	is_c(L, p, 7, 3, below, bad);
-	vm_prog_ld(p, 8, 0, 4, 7, L->ci_savedpc, bad);
-	vm_prog_ld(p, 4, 0, 4, 4, -4, bad);
-	vm_prog_insn(p, VMSTACK_VM4_AND_K, 4, 0, (int32_t)L->op_mask);
-	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 4, L->op_call, same);
-	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 4, L->op_tailcall, same);
-	vm_prog_bind(p, below);
+	vm_prog_jmp(p, VMSTACK_VM4_JLE, 7, 11, emit);
+	is_c(L, p, 7, 6, 5, emit, bad);
+	vm_prog_ld(p, 8, 0, 6, 7, L->ci_savedpc, bad);
+	vm_prog_ld(p, 4, 0, 6, 6, -4, bad);
+	vm_prog_insn(p, VMSTACK_VM4_AND_K, 6, 0, (int32_t)L->op_mask);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, L->op_call, same);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, L->op_tailcall, same);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 6, L->op_tforloop, emit);
+	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_FROM_LUA);
+	/* The loop's first frame: shown, then the native frames below. */
+	vm_prog_bind(p, emit);
+	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_insn(p, VMSTACK_VM4_MOV, 8, 7, 0);
 	vm_prog_bind(p, bottom);
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_SHOWN);
+	/* Called in this loop: shown, then its caller. */
 	vm_prog_bind(p, same);
+	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
+	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 12, 0, 1);
+	vm_prog_insn(p, VMSTACK_VM4_MOV, 8, 7, 0);
+	vm_prog_ja(p, loop);
+	vm_prog_bind(p, c_frame);
 	vm_prog_insn(p, VMSTACK_VM4_SUB_K, 8, 0, L->ci_size);
 	vm_prog_ja(p, loop);
 	vm_prog_bind(p, done);
@@ -336,5 +350,6 @@ const struct vmstack_runtime vmstack_rt_lua51 = {
 	.detect = lua51_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
+	.caller_across = vmstack_lua_caller_across,
 	.names_by_pc = true,
 };

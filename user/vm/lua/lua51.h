@@ -27,7 +27,7 @@ struct lua51_layout {
 	uint8_t tproto;			/* a Proto's CommonHeader tt */
 	/* Instructions: the opcode's bits; the calls that stay in one loop */
 	uint32_t op_mask;
-	uint8_t op_call, op_tailcall;
+	uint8_t op_call, op_tailcall, op_tforloop;
 	struct lua_proto_facts proto;
 };
 

@@ -31,8 +31,9 @@
  * And: the frame began a luaV_execute (called through C) while its
  * previous CallInfo is a Lua function's: no C function called it, the
  * VM did for that function's current instruction (a metamethod, a for
- * iterator), so that function, across the VM's own C frames, is its
- * caller (vm/runtime.h caller_across).
+ * iterator; 5.1: an iterator, 5.1 naming no metamethod), so that
+ * function, across the VM's own C frames, is its caller (vm/runtime.h
+ * caller_across).
  */
 #define VMSTACK_LUA_PC_FROM_LUA	2
 
@@ -106,8 +107,8 @@ int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame
 			  const struct vmstack_frame *caller, char *out, size_t len);
 
 /*
- * The caller_across of the runtimes whose programs mark
- * VMSTACK_LUA_PC_FROM_LUA (5.2 to 5.4; vm/runtime.h).
+ * Every PUC Lua runtime's caller_across (vm/runtime.h): its program
+ * marks VMSTACK_LUA_PC_FROM_LUA.
  */
 bool vmstack_lua_caller_across(const struct vmstack_frame *f);
 
