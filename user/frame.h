@@ -55,7 +55,7 @@ int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f);
  * Native code between them (a C function that called back, a VM entered
  * afresh) leaves the call unknown, unless @across: @f's runtime knows the
  * VM itself called it for the next script frame of the VM (a metamethod:
- * vm/runtime.h's caller_across), whatever native frames lie between.
+ * vm/runtime.h's across_mask), whatever native frames lie between.
  */
 const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
 						  const struct vmstack_frame *f,

@@ -16,8 +16,9 @@
  * 6: the duration (flame graphs' totals), thread names (pprof's labels).
  * 7: VM names as their parts (function, file, lines), not as text.
  * 8: call-site names (Lua's functions named by their callers' calls).
+ * 9: which VMs' frames are named across native frames (vm/runtime.h).
  */
-#define RAW_MAGIC "VMSTACK-RAW 8\n"
+#define RAW_MAGIC "VMSTACK-RAW 9\n"
 /* A name's part longer than any a namer gives: a corrupt file. */
 #define RAW_PART_MAX 65536
 
@@ -54,6 +55,42 @@ static int write_vm_site(void *arg, const struct vmstack_vm_site *s, const char 
 	       fwrite(name, 1, ln, f) != ln || fputc('\n', f) == EOF;
 }
 
+/* "vmacross N" and a line per VM whose frames are named across native frames. */
+static int write_vm_across(FILE *f, const struct vmstack_process *proc)
+{
+	uint64_t mask, bits;
+	unsigned int vm, n = 0;
+
+	for (vm = 0; vm < VMSTACK_VM_MAX; vm++) {
+		vmstack_process_vm_across_of(proc, vm, &mask, &bits);
+		n += mask != 0;
+	}
+	if (fprintf(f, "vmacross %u\n", n) < 0)
+		return -1;
+	for (vm = 0; vm < VMSTACK_VM_MAX; vm++) {
+		vmstack_process_vm_across_of(proc, vm, &mask, &bits);
+		if (mask && fprintf(f, "%u %" PRIx64 " %" PRIx64 "\n", vm, mask, bits) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_vm_across(FILE *f, struct vmstack_process *proc)
+{
+	uint64_t mask, bits;
+	unsigned int vm, n, i;
+
+	if (fscanf(f, "vmacross %u\n", &n) != 1 || n > VMSTACK_VM_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (fscanf(f, "%u %" SCNx64 " %" SCNx64 "\n", &vm, &mask, &bits) != 3 ||
+		    vm >= VMSTACK_VM_MAX)
+			return -1;
+		vmstack_process_set_vm_across(proc, vm, mask, bits);
+	}
+	return 0;
+}
+
 int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 		      struct vmstack_process *proc,
 		      const struct vmstack_threads *threads,
@@ -72,6 +109,7 @@ int vmstack_raw_write(const char *path, const struct vmstack_raw_head *h,
 	      vmstack_vm_names_each(vmstack_process_vm_names(proc), write_vm_name, f) ||
 	      fprintf(f, "vmsites %zu\n", vmstack_process_vm_sites(proc)->table.n) < 0 ||
 	      vmstack_vm_sites_each(vmstack_process_vm_sites(proc), write_vm_site, f) ||
+	      write_vm_across(f, proc) ||
 	      fprintf(f, "threads %zu\n", threads->n) < 0 ||
 	      vmstack_threads_write(threads, f) ||
 	      fputs("records\n", f) < 0 ||
@@ -183,7 +221,7 @@ int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 	for (i = 0; !bad && i < nsites && !read_vm_site(f, raw->proc); i++)
 		;
 	vmstack_threads_init(&raw->threads);
-	bad = bad || i < nsites || fscanf(f, "threads %zu\n", &nthreads) != 1;
+	bad = bad || i < nsites || read_vm_across(f, raw->proc) || fscanf(f, "threads %zu\n", &nthreads) != 1;
 	for (i = 0; !bad && i < nthreads && fgets(line, sizeof(line), f); i++) {
 		char *name;
 		unsigned long tid = strtoul(line, &name, 10);

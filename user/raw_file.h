@@ -3,7 +3,7 @@
  * Raw recordings: the samples exactly as the rings held them, plus what is
  * needed to name them later (pid, process name, every mapping seen) and
  * the recording's rate and losses. Text header, then the records:
- *   VMSTACK-RAW 8\n pid PID\n comm NAME\n freq HZ\n lost N\n duration NS\n
+ *   VMSTACK-RAW 9\n pid PID\n comm NAME\n freq HZ\n lost N\n duration NS\n
  *   maps N\n <N /proc/PID/maps lines>
  *   vmnames M\n <M names of VM frames, each
  *     "IDENTITY(hex) PC(hex) LINE START_LINE FLAGS FUNCTION_LEN FILE_LEN "
@@ -13,6 +13,8 @@
  *   vmsites S\n <S call-site names (vm_sites.h), each "CALLEE(hex)
  *     CALLEE_PC(hex) CALLER(hex) CALLER_PC(hex) NAME_LEN " then NAME_LEN
  *     bytes and "\n">
+ *   vmacross A\n <A lines "VM MASK(hex) BITS(hex)": VM's script frames
+ *     whose pc & MASK is BITS are named across native frames (vm/runtime.h)>
  *   threads T\n <T lines "TID NAME" of the threads sampled>
  *   records\n <struct vmstack_rec_sample ...> to the end of the file
  */

@@ -62,13 +62,17 @@ local px = setmetatable({}, { __index = function() local n = 0 for _ in it do n 
 local t0 = os.clock()
 while os.clock() - t0 < tonumber(arg[1]) do local _ = px.key end
 LUA
+# A raw recording of it names them as the live one (its VMs' frames named
+# across native frames travel in the file).
 across() {
 	local lua=$1 f=/tmp/across-$1.folded
-	vmstack-record -q -F 999 -o $f -- $lua /tmp/across.lua $((2 * span)) 2>$f.err ||
+	vmstack-record -q -F 999 --raw $f.raw -o $f -- $lua /tmp/across.lua $((2 * span)) 2>$f.err ||
 		{ cat $f.err; fail "$lua across: record failed"; }
 	cp $f "$VMSTACK_RESULTS/"
 	sort -k2 -nr $f | head -2 | cut -c1-400
 	lua_names_match $f across.lua "$lua across C frames" "$(lua_getinfo_names $lua /tmp/across.lua 0.2)"
+	vmstack-report -i $f.raw -o $f.replay || fail "$lua across: report of the raw recording failed"
+	cmp $f $f.replay || fail "$lua across: the raw recording's replay differs from the live output"
 }
 across lua5.4
 release_only "lua5.1 to lua5.3's names across C frames (5.4's program is 5.3's)" && {

@@ -69,6 +69,8 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_process_add_vm_site(proc, &(struct vmstack_vm_site){
 				    vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
 				    vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xabc), 0x40 }, "spin");
+	/* VM 0's frames with pc bit 2 and not bit 1 named across native frames. */
+	vmstack_process_set_vm_across(proc, 0, 3, 2);
 	/* Parts with spaces, colons, parentheses and a newline: bytes, kept whole. */
 	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
 				       &(struct vmstack_name){ .function = "lemur",
@@ -105,6 +107,16 @@ UNIT_TEST(raw_file_round_trip)
 						.pc = 0x40 };
 
 		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "app.lua:10"));
+		CHECK(!vmstack_process_vm_across(raw.proc, &f));
+		f.pc = 2;
+		CHECK(vmstack_process_vm_across(raw.proc, &f));
+		f.pc = 3;
+		CHECK(!vmstack_process_vm_across(raw.proc, &f));
+		f.vm = 1;
+		f.pc = 2;
+		CHECK(!vmstack_process_vm_across(raw.proc, &f));
+		f.vm = 0;
+		f.pc = 0;
 		vmstack_process_name(raw.proc, &f, &caller, &n, msg, sizeof(msg));
 		CHECK(!strcmp(n.function, "spin") && n.line == 10 &&
 		      n.flags == VMSTACK_NAME_AT_LINE);
@@ -127,7 +139,8 @@ UNIT_TEST(raw_file_round_trip)
 	vmstack_raw_free(&raw);
 	/* A cut record is refused, not read past. */
 	f = fopen(path, "w");
-	fputs("VMSTACK-RAW 8\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nvmsites 0\n"
+	fputs("VMSTACK-RAW 9\npid 1\ncomm x\nfreq 99\nlost 0\nduration 0\nmaps 0\nvmnames 0\nvmsites 0\n"
+	      "vmacross 0\n"
 	      "threads 0\nrecords\n1234567", f);
 	fclose(f);
 	CHECK(vmstack_raw_read(path, &raw, msg, sizeof(msg)) == -1);

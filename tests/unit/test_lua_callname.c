@@ -92,13 +92,19 @@ static void local(struct fake *F, int i, const char *s, const struct lua_code_fa
 	put_i32(F->proto, C->p_sizelocvars, i + 1);
 }
 
-/* What the call at @pc calls, or "-" if Lua names nothing. */
+/*
+ * What the instruction at @pc calls, or "-" if Lua names nothing: a call
+ * in the caller's luaV_execute, else across C frames (a metamethod).
+ */
 static const char *at(struct fake *F, const struct lua_code_facts *C, int pc)
 {
 	static char out[64];
+	uintptr_t savedpc = (uintptr_t)&F->code[pc + 1];
 
-	if (vmstack_lua_callee_name(C, getpid(), (uintptr_t)F->proto,
-				    (uintptr_t)&F->code[pc + 1], out, sizeof(out)))
+	if (vmstack_lua_callee_name(C, getpid(), (uintptr_t)F->proto, savedpc, false, out,
+				    sizeof(out)) &&
+	    vmstack_lua_callee_name(C, getpid(), (uintptr_t)F->proto, savedpc, true, out,
+				    sizeof(out)))
 		return "-";
 	return out;
 }

@@ -462,8 +462,8 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, NULL, "first", false, NULL },
-				b = { name_a, NULL, "second", false, NULL };
+	struct vmstack_vm_namer a = { name_a, NULL, "first", false, 0, 0 },
+				b = { name_a, NULL, "second", false, 0, 0 };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
@@ -497,7 +497,7 @@ static int site_a(const void *build, int pid, const struct vmstack_frame *callee
 UNIT_TEST(vm_call_site_names)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, site_a, "own", true, NULL };
+	struct vmstack_vm_namer a = { name_a, site_a, "own", true, 0, 0 };
 	const uint64_t ips[] = {
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x40,

@@ -30,7 +30,8 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 	 */
 	bool sites = d4 || (detected && rt->sites_from_desc3);
 	struct vmstack_vm_namer namer = { rt->namer, sites ? rt->site_namer : NULL, build,
-					  rt->names_by_pc, sites ? rt->caller_across : NULL };
+					  rt->names_by_pc, sites ? rt->across_mask : 0,
+					  rt->across_bits };
 	size_t len = strlen(a->label);
 	char msg[256];
 

@@ -81,11 +81,13 @@ struct vmstack_runtime {
 	 */
 	bool sites_from_desc3;
 	/*
-	 * Did the VM itself call script frame @f for the next script frame
-	 * of the VM below it, across the native frames between them (vm/
-	 * frame.h's vmstack_frames_caller)? NULL: never.
+	 * Script frames the VM itself called for an instruction of the next
+	 * script frame of the VM below (a metamethod, a for iterator), across
+	 * the native frames between them (frame.h's vmstack_frames_caller):
+	 * those whose pc, masked with across_mask, is across_bits; none where
+	 * the mask is 0. Data, so that a recording keeps it (raw_file.c).
 	 */
-	bool (*caller_across)(const struct vmstack_frame *f);
+	uint64_t across_mask, across_bits;
 };
 
 /* The runtimes, NULL-terminated. */

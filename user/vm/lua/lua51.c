@@ -350,6 +350,7 @@ const struct vmstack_runtime vmstack_rt_lua51 = {
 	.detect = lua51_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
-	.caller_across = vmstack_lua_caller_across,
+	.across_mask = VMSTACK_LUA_ACROSS_MASK,
+	.across_bits = VMSTACK_LUA_PC_FROM_LUA,
 	.names_by_pc = true,
 };

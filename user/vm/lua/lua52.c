@@ -49,6 +49,7 @@ const struct lua52_layout vmstack_lua524 = {
 	.ci_savedpc = 0x38,		/* u.l.savedpc: past the current instruction */
 	.ci_callstatus = 0x22,		/* lu_byte */
 	.cist_lua = 0x01,
+	.cist_hooked = 0x02,
 	.cist_reentry = 0x04,
 	.cist_tail = 0x40,
 	.tv_tag = 0x08,			/* int tt_ */
@@ -113,12 +114,15 @@ void vmstack_lua52_prog(const struct lua52_layout *L, struct vm_prog *p)
 	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_tail, tail);
 	/*
 	 * Not reentered (5.2 marks a Lua call in the same loop), the loop's
-	 * first, its previous CallInfo a Lua function's: VMSTACK_LUA_PC_FROM_LUA.
+	 * first, its previous CallInfo a Lua function's and not in a hook
+	 * (a hook's function is called from the hook, not for the
+	 * instruction): VMSTACK_LUA_PC_FROM_LUA.
 	 */
 	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_reentry, emit);
 	vm_prog_ld(p, 8, 0, 6, 8, L->ci_previous, emit);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, 0, emit);
 	vm_prog_ld(p, 1, 0, 6, 6, L->ci_callstatus, emit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 6, L->cist_hooked, emit);
 	vm_prog_insn(p, VMSTACK_VM4_AND_K, 6, 0, L->cist_lua);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, 0, emit);
 	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_FROM_LUA);
@@ -250,6 +254,7 @@ const struct vmstack_runtime vmstack_rt_lua52 = {
 	.detect = lua52_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
-	.caller_across = vmstack_lua_caller_across,
+	.across_mask = VMSTACK_LUA_ACROSS_MASK,
+	.across_bits = VMSTACK_LUA_PC_FROM_LUA,
 	.names_by_pc = true,
 };

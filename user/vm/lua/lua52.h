@@ -19,7 +19,7 @@ struct lua52_layout {
 	uint8_t tthread;		/* LUA_TTHREAD: a lua_State's tt */
 	/* CallInfo, a list; callstatus a byte */
 	int32_t ci_func, ci_previous, ci_savedpc, ci_callstatus;
-	uint8_t cist_lua, cist_reentry, cist_tail;
+	uint8_t cist_lua, cist_hooked, cist_reentry, cist_tail;
 	/* TValue's tag; a Lua closure's (LUA_TLCL | BIT_ISCOLLECTABLE) */
 	int32_t tv_tag;
 	uint8_t tag_lcl;

@@ -45,6 +45,8 @@ const struct lua53_layout vmstack_lua536 = {
 	.ci_callstatus = 0x42,		/* unsigned short */
 	.cist_fresh = 0x08,
 	.cist_tail = 0x20,
+	.cist_hooked = 0x04,
+	.cist_fin = 0x100,
 	.tv_tag = 0x08,
 	.tag_lcl = 0x46,		/* LUA_TLCL 6 | collectable 0x40 */
 	.cl_p = 0x18,
@@ -103,10 +105,16 @@ void vmstack_lua53_prog(const struct lua53_layout *L, struct vm_prog *p)
 	vm_prog_bind(p, tail);
 	vm_prog_insn(p, VMSTACK_VM4_OR_K, 4, 0, VMSTACK_LUA_PC_TAIL);
 	vm_prog_ja(p, emit);
-	/* Fresh, its previous CallInfo a Lua closure's: VMSTACK_LUA_PC_FROM_LUA. */
+	/*
+	 * Fresh, its previous CallInfo a Lua closure's, neither in a hook nor
+	 * running a finalizer (their functions are called from the hook, from
+	 * the collector, not for the instruction): VMSTACK_LUA_PC_FROM_LUA.
+	 */
 	vm_prog_bind(p, from);
 	vm_prog_ld(p, 8, 0, 6, 8, L->ci_previous, emit);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, 0, emit);
+	vm_prog_ld(p, 2, 0, 5, 6, L->ci_callstatus, emit);
+	vm_prog_jmp_k(p, VMSTACK_VM4_JSET_K, 5, L->cist_hooked | L->cist_fin, emit);
 	vm_prog_ld(p, 8, 0, 6, 6, L->ci_func, emit);
 	vm_prog_ld(p, 1, 0, 6, 6, L->tv_tag, emit);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 6, L->tag_lcl, emit);
@@ -177,6 +185,7 @@ const struct vmstack_runtime vmstack_rt_lua53 = {
 	.detect = lua53_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
-	.caller_across = vmstack_lua_caller_across,
+	.across_mask = VMSTACK_LUA_ACROSS_MASK,
+	.across_bits = VMSTACK_LUA_PC_FROM_LUA,
 	.names_by_pc = true,
 };

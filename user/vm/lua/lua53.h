@@ -17,7 +17,7 @@ struct lua53_layout {
 	int32_t l_ci;			/* lua_State.ci */
 	/* CallInfo (lstate.h) */
 	int32_t ci_func, ci_previous, ci_savedpc, ci_callstatus;
-	uint16_t cist_fresh, cist_tail;
+	uint16_t cist_fresh, cist_tail, cist_hooked, cist_fin;
 	/* TValue's tag; a Lua closure's (LUA_TLCL | BIT_ISCOLLECTABLE) */
 	int32_t tv_tag;
 	uint8_t tag_lcl;

@@ -54,6 +54,8 @@ static const struct lua54_layout lua544 = {
 		.ci_callstatus = 0x3e,	/* u16 */
 		.cist_fresh = 0x04,
 		.cist_tail = 0x20,
+		.cist_hooked = 0x08,
+		.cist_fin = 0x80,
 		.tv_tag = 0x08,
 		.tag_lcl = 0x46,	/* LUA_VLCL | BIT_ISCOLLECTABLE */
 		.cl_p = 0x18,
@@ -203,6 +205,7 @@ const struct vmstack_runtime vmstack_rt_lua54 = {
 	.detect = lua54_detect,
 	.namer = vmstack_lua_frame_name,
 	.site_namer = vmstack_lua_site_name,
-	.caller_across = vmstack_lua_caller_across,
+	.across_mask = VMSTACK_LUA_ACROSS_MASK,
+	.across_bits = VMSTACK_LUA_PC_FROM_LUA,
 	.names_by_pc = true,
 };

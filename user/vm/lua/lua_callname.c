@@ -331,7 +331,7 @@ static enum found getobjname(struct code *c, int lastpc, int reg)
 }
 
 int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t proto,
-			    uint64_t savedpc, char *out, size_t len)
+			    uint64_t savedpc, bool across, char *out, size_t len)
 {
 	struct code c = { C, pid, proto, NULL, NULL, 0, out, len, 0 };
 	uint64_t code;
@@ -356,7 +356,9 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	kind = op_of(&c, ins[pc])->kind;
 	op = bits(ins[pc], 0, C->op_bits);
 	tm = C->op_tm && op < C->nops ? C->op_tm[op] : 0;
-	if (kind == LOP_CALL || kind == LOP_TAILCALL || kind == LOP_TFORLOOP51) {
+	if (across == (kind == LOP_CALL || kind == LOP_TAILCALL)) {
+		got = NONE;
+	} else if (kind == LOP_CALL || kind == LOP_TAILCALL || kind == LOP_TFORLOOP51) {
 		got = getobjname(&c, pc, A(&c, ins[pc]));
 	} else if (kind == LOP_TFORCALL) {
 		snprintf(out, len, "for iterator");
@@ -374,12 +376,6 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
 	return got == NONE || c.bad ? -1 : 0;
 }
 
-bool vmstack_lua_caller_across(const struct vmstack_frame *f)
-{
-	return f->kind == VMSTACK_FRAME_SCRIPT && (f->pc & VMSTACK_LUA_PC_FROM_LUA) &&
-	       !(f->pc & VMSTACK_LUA_PC_TAIL);
-}
-
 int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame *callee,
 			  const struct vmstack_frame *caller, char *out, size_t len)
 {
@@ -388,5 +384,7 @@ int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame
 	/* Lua names no function a tail call put where its caller's call was. */
 	if (callee->pc & VMSTACK_LUA_PC_TAIL)
 		return -1;
-	return vmstack_lua_callee_name(C, pid, caller->value, caller->pc, out, len);
+	return vmstack_lua_callee_name(C, pid, caller->value, caller->pc,
+				       (callee->pc & VMSTACK_LUA_ACROSS_MASK) == VMSTACK_LUA_PC_FROM_LUA,
+				       out, len);
 }

@@ -33,9 +33,10 @@
  * VM did for that function's current instruction (a metamethod, a for
  * iterator; 5.1: an iterator, 5.1 naming no metamethod), so that
  * function, across the VM's own C frames, is its caller (vm/runtime.h
- * caller_across).
+ * across_mask): unless a tail call put it there.
  */
 #define VMSTACK_LUA_PC_FROM_LUA	2
+#define VMSTACK_LUA_ACROSS_MASK	(VMSTACK_LUA_PC_TAIL | VMSTACK_LUA_PC_FROM_LUA)
 
 /* What an opcode does, as far as naming goes. */
 enum lua_op_kind {
@@ -92,10 +93,14 @@ extern const struct lua_code_facts vmstack_lua51_code, vmstack_lua52_code,
  * The name debug.getinfo gives the function that Proto @proto's
  * activation, its saved pc @savedpc (past its current instruction), is
  * calling, in @out: 0, or -1 when Lua would give none (the instruction is
- * no call) or memory does not read.
+ * no call) or memory does not read. @across: the callee ran in a
+ * luaV_execute of its own, the VM calling it for this instruction (a
+ * metamethod, a for iterator), never for a CALL or TAILCALL, whose callee
+ * runs in its caller's luaV_execute (but one a resumed coroutine's CallInfos
+ * reentered: Lua 5.3's unroll marks them fresh); else only a call names.
  */
 int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t proto,
-			    uint64_t savedpc, char *out, size_t len);
+			    uint64_t savedpc, bool across, char *out, size_t len);
 
 /*
  * Every PUC Lua runtime's site_namer (vm/runtime.h), its build the
@@ -105,12 +110,6 @@ int vmstack_lua_callee_name(const struct lua_code_facts *C, int pid, uint64_t pr
  */
 int vmstack_lua_site_name(const void *build, int pid, const struct vmstack_frame *callee,
 			  const struct vmstack_frame *caller, char *out, size_t len);
-
-/*
- * Every PUC Lua runtime's caller_across (vm/runtime.h): its program
- * marks VMSTACK_LUA_PC_FROM_LUA.
- */
-bool vmstack_lua_caller_across(const struct vmstack_frame *f);
 
 /*
  * Every PUC Lua runtime's namer, its build the version's struct
