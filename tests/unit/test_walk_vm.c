@@ -122,6 +122,52 @@ UNIT_TEST(walk_vm_empty_activation_at_leaf)
 }
 
 /*
+ * F_VM_STATE: the VM's state is shown once a sample, above the first
+ * activation whose walk starts, also when that walk is cut: the outer
+ * activation (cut too: the same looping frames) shows it not again,
+ * which would put a [GC] below the inner activation's frames.
+ */
+UNIT_TEST(walk_vm_state_once_when_cut)
+{
+	struct vmstack_vm_desc d = toy_desc();
+	const unsigned long state = HEAP, f1 = HEAP + 0x100, f2 = HEAP + 0x140, g = HEAP + 0x400;
+	const unsigned long ar1 = STACK + 0x100, ar2 = ar1 + 32;
+	const u64 gc = vmstack_vmw(VMSTACK_VMW_BUILTIN, 0,
+				   VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_GC);
+	struct vmstack_walk w;
+	unsigned int n, i, ngc = 0, ncut = 0;
+
+	d.flags |= VMSTACK_VM_F_VM_STATE;
+	d.vms_g_off = 0x10;
+	d.vms_off = 0x20;
+	d.vms_gc = 7;
+	d.vms_jit_lo = 100;
+	d.vms_jit_hi = 101;
+	d.max_frames = 3;
+	CHECK(vmstack_desc3_check(&d) == NULL);
+	mem_setup();
+	toy_fn(HEAP + 0x800, 0xa1);
+	toy_frame(f1, f2, 0, HEAP + 0x800);
+	toy_frame(f2, f1, 0, HEAP + 0x800);
+	fake_put8(state, 0x55);
+	fake_put64(state + 8, f1);
+	fake_put64(state + 0x10, g);
+	fake_put32(g + 0x20, 7);
+	toy_ar(ar1, state, 0, VM_LO + 0x20);	/* called from the VM */
+	toy_ar(ar2, state, 0, MAIN_RA);
+	w = walk_from(VM_LO + 0x10, ar1, 0);
+	w.vms = desc4_of(&d, 1);
+	w.nr_vms = 1;
+	n = vmstack_walk_user(&w);
+	for (i = 0; i < n; i++) {
+		ngc += ips[i] == gc;
+		ncut += ips[i] == vmstack_vmw(VMSTACK_VMW_BROKEN, 0, 4);	/* VMB_DEPTH */
+	}
+	CHECK(ncut == 2 && ngc == 1 && ips[0] == gc);
+	CHECK(n && ips[n - 1] == MAIN_RA);
+}
+
+/*
  * Steps that barely move: a rule whose CFA is rsp + 8 from an odd rsp
  * would rise by one byte; a VM entry that says its caller's sp is 1 byte
  * up. Every step must rise by an aligned word, VM caller steps included.

@@ -504,6 +504,19 @@ const char *vmstack_desc3_prog(const struct vmstack_vm_desc *d,
 	if (d->top_reg)
 		vm_prog_jmp_k(&t.p, VMSTACK_VM4_JSET_K, R_BITS, B_REG, reg_end);
 	vm_prog_bind(&t.p, t.exit);
+	/*
+	 * F_VM_STATE: the first walk that started showed the state; a cut one
+	 * ends at no bottom (R_NSTATE still 0), and the outer activation's
+	 * walk would show it again, below this one's frames: 1, no state, and
+	 * R_NEXT 0 after a cut, so the outer walk reads its own top.
+	 */
+	if (d->flags & VMSTACK_VM_F_VM_STATE) {
+		vm_label seen = vm_prog_label(&t.p);
+
+		vm_prog_jmp_k(&t.p, VMSTACK_VM4_JNE_K, R_NSTATE, 0, seen);
+		mov_k(&t, R_NSTATE, 1);
+		vm_prog_bind(&t.p, seen);
+	}
 	exit_by_result(&t);
 	if (has_jit)
 		jit(&t, at_jit, jit_end);

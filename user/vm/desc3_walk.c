@@ -223,9 +223,9 @@ static void walk_err(struct desc3_tr *t, vm_label at, int reason)
 /*
  * F_VM_STATE: the VM's state, a pseudo-frame above the frames, in the
  * first activation of the sample whose walk starts: R_NSTATE is 0 until
- * a walk ends at a bottom (bottom()), which one of the innermost
- * activation does. A walk from the top register that is undone comes
- * here again, to emit it again after the undo.
+ * a walk ends (at a bottom: bottom(); cut: the program's exit sets it).
+ * A walk from the top register that is undone comes here again, to emit
+ * it again after the undo.
  */
 static void vm_state(struct desc3_tr *t)
 {
