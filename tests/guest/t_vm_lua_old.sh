@@ -7,8 +7,9 @@
 # is "NAME (CHUNK:LINE)", NAME as Lua's own debug.getinfo names it
 # (checked against it for lua5.1 to lua5.3: lua_getinfo_names), LINE
 # the one it is at; the comparator, called from C, is "CHUNK:LINE" of its
-# first line. HAProxy 2.6 (liblua5.3, a Lua service in a coroutine under
-# curl load) too, its names and Redis's checked against lua5.3's and
+# first line. A Redis Function (FCALL) in the same server; HAProxy 2.6
+# (liblua5.3, a Lua service and a Lua action in coroutines under curl
+# load) too, their names and Redis's checked against lua5.3's and
 # lua5.1's getinfo on the same lines.
 . tests/guest/lib.sh
 script=tests/workloads/lua/known_old.lua
@@ -77,6 +78,21 @@ cli=$!
 sleep $scale
 vmstack-record -F 999 -p $redis -d $((3 * span)) -o /tmp/lold-redis.folded 2>/tmp/lold-redis.err
 rc=$?
+kill $cli 2>/dev/null
+wait $cli 2>/dev/null
+# A Redis Function (FUNCTION LOAD, FCALL in a loop), the same server:
+# its library's chunk is "@user_function"; fwork, called by the
+# registered function (from C: no name), is named as Lua names it.
+flib='#!lua name=vmstacklib
+local function spin(n) local x = 0 for i = 1, n do x = x + 1 end return x end
+local function fwork() local x = spin(100000) return x end
+redis.register_function("fspin", function() local n = 0 for _ = 1, 20 do n = n + fwork() end return n end)'
+redis-cli -s $sock FUNCTION LOAD "$flib" >/dev/null || { kill $redis; fail "redis-server: FUNCTION LOAD failed"; }
+redis-cli -s $sock -r 1000000 FCALL fspin 0 >/dev/null 2>&1 &
+cli=$!
+sleep $scale
+vmstack-record -q -F 999 -p $redis -d $((2 * span)) -o /tmp/lold-redisf.folded 2>/tmp/lold-redisf.err
+frc=$?
 kill $cli $redis 2>/dev/null
 wait $cli $redis 2>/dev/null
 cat /tmp/lold-redis.err
@@ -90,6 +106,17 @@ cp /tmp/lold-redis.folded "$VMSTACK_RESULTS/"
 printf '%s\n' "$eval_script" >/tmp/vmstack-redis-eval.lua
 check /tmp/lold-redis.folded "redis-server" user_script ';lua_pcall;' \
 	"$(lua_getinfo_names lua5.1 /tmp/vmstack-redis-eval.lua)"
+cat /tmp/lold-redisf.err
+[ $frc -eq 0 ] || fail "redis-server FCALL: record failed"
+cp /tmp/lold-redisf.folded "$VMSTACK_RESULTS/"
+in=$(stack_share /tmp/lold-redisf.folded ';lua_pcall;')
+fwork=$(stack_share /tmp/lold-redisf.folded ';lua_pcall;.*fwork \([^;]*user_function:3\)_\[vm\]')
+note "redis-server FCALL: $(stack_count /tmp/lold-redisf.folded ';lua_pcall;') samples under lua_pcall ($in% of all), in fwork, named, $fwork%"
+[ "$fwork" -ge $((in * 90 / 100)) ] || fail "redis-server FCALL: under 90% of the samples in Lua in fwork, named"
+printf '%s\n' "$flib" >/tmp/vmstack-redis-lib.lua
+lua_names_match /tmp/lold-redisf.folded user_function "redis-server FCALL" \
+	"$(lua_getinfo_names lua5.1 -e 'redis = { register_function = function(_, f) pcall(f) end }' \
+		/tmp/vmstack-redis-lib.lua)"
 
 # HAProxy 2.6's Lua (Debian's liblua5.3.so.0): a Lua service under curl
 # load, run in a coroutine (lua_resume). Each request alternates heavy
@@ -120,6 +147,8 @@ core.register_service("spin", "http", function(applet)
 	applet:start_response()
 	applet:send(r)
 end)
+local function act_work() local x = spin(15000) return x end
+core.register_action("act", { "http-req" }, function() for _ = 1, 20 do act_work() end end)
 LUA
 cat >/tmp/vmstack-haproxy.cfg <<'CFG'
 global
@@ -134,6 +163,10 @@ defaults
 frontend spin
 	bind 127.0.0.1:18980
 	http-request use-service lua.spin
+frontend act
+	bind 127.0.0.1:18981
+	http-request lua.act
+	http-request return status 200
 CFG
 # The guest's loopback starts down.
 ip link set lo up 2>/dev/null
@@ -146,11 +179,13 @@ curl -s "http://127.0.0.1:18980/?n=[1-1000000]" >/dev/null 2>&1 &
 l1=$!
 curl -s "http://127.0.0.1:18980/?n=[1-1000000]" >/dev/null 2>&1 &
 l2=$!
+curl -s "http://127.0.0.1:18981/?n=[1-1000000]" >/dev/null 2>&1 &
+l3=$!
 sleep $scale
 vmstack-record -F 999 -p $hap -d $((3 * span)) -o /tmp/lold-haproxy.folded 2>/tmp/lold-haproxy.err
 rc=$?
-kill $l1 $l2 $hap 2>/dev/null
-wait $l1 $l2 $hap 2>/dev/null
+kill $l1 $l2 $l3 $hap 2>/dev/null
+wait $l1 $l2 $l3 $hap 2>/dev/null
 cat /tmp/lold-haproxy.err
 [ $rc -eq 0 ] || fail "haproxy: record failed"
 grep -q 'VM frames merged (Lua 5.3' /tmp/lold-haproxy.err || fail "haproxy's Lua 5.3 not detected"
@@ -161,5 +196,9 @@ cp /tmp/lold-haproxy.folded "$VMSTACK_RESULTS/"
 # lua_resume: nothing names the service function.
 check /tmp/lold-haproxy.folded "haproxy" vmstack-haproxy.lua ';lua_resume;' \
 	"$(lua_getinfo_names lua5.3 -e 'core = { register_service = function(_, _, f)
-		pcall(f, setmetatable({}, { __index = function() return function() end end })) end }' \
-		/tmp/vmstack-haproxy.lua)"
+		pcall(f, setmetatable({}, { __index = function() return function() end end })) end,
+		register_action = function(_, _, f) pcall(f, {}) end }' /tmp/vmstack-haproxy.lua)"
+# The action (a third of the load) in act_work, named, under lua_resume.
+act=$(stack_share /tmp/lold-haproxy.folded ';lua_resume;.*act_work \([^;]*vmstack-haproxy.lua:14\)_\[vm\]')
+note "haproxy: the Lua action's act_work, named, in $act% of the samples"
+[ "$act" -ge 10 ] || fail "haproxy: the Lua action's frames not merged (act_work $act%)"
