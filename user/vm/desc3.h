@@ -225,11 +225,12 @@ enum vmstack_vm_link {
  * (LuaJIT's G->vmstate, which jit.p's "v" mode reads): the s32 at
  * G + vms_off, G the reference at state + vms_g_off, shown as a pseudo-
  * frame above the state's frames, in the first activation of a sample
- * that shows frames: a VMSTACK_VMW_BUILTIN word of value
+ * whose walk starts (shown once, its walk cut or not): a
+ * VMSTACK_VMW_BUILTIN word of value
  * VMSTACK_VM_VMS_WORD | VMSTACK_VM_VMS_GC when it is vms_gc,
  * | VMSTACK_VM_VMS_JIT in [vms_jit_lo, vms_jit_hi]; nothing else. The
  * other states (interpreted, compiled, in C) show in the frames
- * themselves. Needs a state that is no thread list's (STATE_THREAD).
+ * themselves. Needs a state (any state_from but STATE_NONE).
  */
 #define VMSTACK_VM_F_VM_STATE		(1U << 19)
 /*
