@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Live Lua interpreters for the unit tests (lua_live.h). */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -12,6 +13,8 @@
 #include "file.h"
 #include "lua_live.h"
 #include "unit.h"
+#include "vm/desc3_prog.h"
+#include "vm/runtime.h"
 #include "walk.h"
 
 /* The executable mapping of @path in @pid, in @m (its file got). */
@@ -153,4 +156,72 @@ unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips
 	w.reads_left = VMSTACK_MAX_READS;
 	w.deadline = ~0ULL;
 	return vmstack_walk_user(&w);
+}
+
+void lua_live_names(const struct lua_live_names *t)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find(t->rt);
+	char *argv[] = { (char *)t->interp, (char *)LUA_LIVE_SCRIPT, (char *)LUA_LIVE_NAMES, NULL };
+	static struct vmstack_vm_found found;
+	static struct vmstack_vm_desc4 compiled;
+	static u64 ips[64];
+	const struct vmstack_vm_desc4 *prog = &found.desc4;
+	uint64_t proto[16], pc[16];
+	char want[16][64], got[64], why[256];
+	struct vmstack_map m = { 0 };
+	unsigned int k, n, i, nf = 0, ok = 0;
+	pid_t pid = lua_live_run(argv, t->script);
+	FILE *f;
+
+	if (!pid)
+		return;
+	CHECK(t->ncalls <= 16 && t->nframes < t->ncalls);
+	CHECK(rt && !lua_live_code_map(pid, t->interp, &m));
+	memset(&found, 0, sizeof(found));
+	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	if (t->desc3) {
+		const char *err = vmstack_desc3_prog(&found.desc, &compiled);
+
+		if (err)
+			fprintf(stderr, "  %s: %s\n", t->interp, err);
+		CHECK(!err);
+		prog = &compiled;
+	}
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	n = lua_live_walk(prog, pid, ips, 64);
+	for (i = 0; i + 1 < n && nf < 16; i++)
+		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
+			proto[nf] = ips[i] & VMSTACK_VMW_VALUE_MASK;
+			pc[nf++] = ips[++i];
+		}
+	f = fopen(LUA_LIVE_NAMES, "r");
+	for (k = 0; f && k < t->ncalls && fgets(want[k], sizeof(want[k]), f); k++)
+		want[k][strcspn(want[k], "\n")] = 0;
+	if (f)
+		fclose(f);
+	CHECK(k == t->ncalls && nf > t->nframes);
+	for (k = 0; k < t->nframes && k + 1 < nf && k < t->ncalls; k++) {
+		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = proto[k], .pc = pc[k] };
+		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
+						.value = proto[k + 1], .pc = pc[k + 1] };
+		const char *lua = want[k ? t->nframes - 1 - k : t->ncalls - 1];
+
+		if (rt->site_namer(found.build, pid, &callee, &caller, got, sizeof(got)))
+			snprintf(got, sizeof(got), "nil");
+		ok += !strcmp(got, lua);
+		if (strcmp(got, lua))
+			fprintf(stderr, "  %s: frame %u named %s, Lua says %s\n", t->interp, k, got,
+				lua);
+	}
+	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", t->interp, ok, t->nframes);
+	CHECK(ok == t->nframes);
+	if (t->then && nf)
+		t->then(found.build, pid, proto[0], pc[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	vmstack_file_put(m.file);
+	fake_mem_reset();
+	unlink(LUA_LIVE_SCRIPT);
+	unlink(LUA_LIVE_NAMES);
 }

@@ -7,6 +7,7 @@
 #ifndef VMSTACK_TEST_LUA_LIVE_H
 #define VMSTACK_TEST_LUA_LIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
@@ -35,5 +36,29 @@ pid_t lua_live_run(char *const argv[], const char *script);
  */
 unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips,
 			   unsigned int max);
+
+/* Where lua_live_names() writes its script, and the script its names. */
+#define LUA_LIVE_SCRIPT	"build/unit-lua-live-names.lua"
+#define LUA_LIVE_NAMES	"build/unit-lua-live-names.txt"
+
+/*
+ * A names test on a live interpreter: @interp runs @script (with the
+ * names file as arg[1]), whose functions each write the name
+ * debug.getinfo(2, "n") gives them, outermost first, @ncalls lines, the
+ * last the innermost's, which spins. Runtime @rt detects the process; its
+ * own program walks it (@desc3: its ABI 3 descriptor, compiled); frame k
+ * (leaf first, @nframes of them) is named by frame k + 1 with the
+ * runtime's site namer and must be what Lua wrote on line @nframes - 1 -
+ * k (the leaf: the last line). @then, if set, runs on the stopped process
+ * with the build and the leaf frame. Skipped, with a message, without
+ * root or the interpreter.
+ */
+struct lua_live_names {
+	const char *rt, *interp, *script;
+	unsigned int ncalls, nframes;
+	bool desc3;
+	void (*then)(const void *build, pid_t pid, uint64_t leaf_proto, uint64_t leaf_pc);
+};
+void lua_live_names(const struct lua_live_names *t);
 
 #endif

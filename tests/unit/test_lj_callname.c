@@ -15,13 +15,11 @@
  * And the opcode modes the name scan relies on, against the lj_bc_mode
  * table of a build that keeps its symbols (Tarantool's).
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "elf_facts.h"
@@ -35,8 +33,6 @@
 #include "vm/luajit/luajit.h"
 #include "vm/runtime.h"
 
-#define SCRIPT	"build/unit-lj-names.lua"
-#define NAMES	"build/unit-lj-names.txt"
 #define NCALLS	9	/* g m f l2 va (for generator) __index t, and u's */
 #define NFRAMES	8	/* u idx it va l f m g, leaf first, each named by the next */
 
@@ -77,66 +73,17 @@ static void glref_agrees(const void *build, pid_t pid)
 	CHECK(g && g == ((r.r14 - (uint64_t)lj->g2disp) & (ref == 8 ? ~0ULL : 0xffffffffULL)));
 }
 
+static void then_glref(const void *build, pid_t pid, uint64_t leaf_proto, uint64_t leaf_pc)
+{
+	(void)leaf_proto;
+	(void)leaf_pc;
+	glref_agrees(build, pid);
+}
+
 static void names_live(const char *interp)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find("luajit");
-	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
-	static struct vmstack_vm_found found;
-	static struct vmstack_vm_desc4 prog;
-	static u64 ips[64];
-	uint64_t proto[16], pc[16];
-	char want[NCALLS][64], got[64], why[256];
-	struct vmstack_map m = { 0 };
-	unsigned int k, n, i, nf = 0, ok = 0;
-	const char *err;
-	pid_t pid = lua_live_run(argv, script);
-	FILE *f;
-
-	if (!pid)
-		return;
-	CHECK(rt && !lua_live_code_map(pid, interp, &m));
-	memset(&found, 0, sizeof(found));
-	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
-	err = vmstack_desc3_prog(&found.desc, &prog);
-	CHECK(!err);
-	if (err)
-		fprintf(stderr, "  %s: %s\n", interp, err);
-	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	n = lua_live_walk(&prog, pid, ips, 64);
-	for (i = 0; i + 1 < n && nf < 16; i++)
-		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
-			proto[nf] = ips[i] & VMSTACK_VMW_VALUE_MASK;
-			pc[nf++] = ips[++i];
-		}
-	f = fopen(NAMES, "r");
-	for (k = 0; f && k < NCALLS && fgets(want[k], sizeof(want[k]), f); k++)
-		want[k][strcspn(want[k], "\n")] = 0;
-	if (f)
-		fclose(f);
-	CHECK(k == NCALLS && nf > NFRAMES);
-	for (k = 0; k < NFRAMES && k + 1 < nf; k++) {
-		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
-						.value = proto[k], .pc = pc[k] };
-		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
-						.value = proto[k + 1], .pc = pc[k + 1] };
-		const char *lj = want[k ? NFRAMES - 1 - k : NCALLS - 1];
-
-		if (rt->site_namer(found.build, pid, &callee, &caller, got, sizeof(got)))
-			snprintf(got, sizeof(got), "nil");
-		ok += !strcmp(got, lj);
-		if (strcmp(got, lj))
-			fprintf(stderr, "  %s: frame %u named %s, LuaJIT says %s\n", interp, k, got,
-				lj);
-	}
-	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NFRAMES);
-	CHECK(ok == NFRAMES);
-	glref_agrees(found.build, pid);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	vmstack_file_put(m.file);
-	fake_mem_reset();
-	unlink(SCRIPT);
-	unlink(NAMES);
+	lua_live_names(&(struct lua_live_names){ "luajit", interp, script, NCALLS, NFRAMES, true,
+						 then_glref });
 }
 
 UNIT_TEST(luajit_live_names)

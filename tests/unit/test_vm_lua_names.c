@@ -70,75 +70,36 @@ static void by_program(const struct vmstack_vm_found *found, pid_t pid, struct f
 		}
 }
 
-static void names_live(const char *rt_name, const char *interp, const struct lua_code_facts *C)
+/* The leaf, u, spins at line 3. */
+static void then_line(const void *build, pid_t pid, uint64_t leaf_proto, uint64_t leaf_pc)
 {
-	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
-	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
-	static struct vmstack_vm_found found;
-	char want[NCALLS][64], got[64], why[256];
-	struct vmstack_map m = { 0 };
-	struct frames fr = { .n = 0 };
-	unsigned int k, ok = 0;
-	pid_t pid = lua_live_run(argv, script);
-	FILE *f;
+	CHECK(vmstack_lua_current_line(build, pid, leaf_proto, leaf_pc) == 3);
+}
 
-	if (!pid)
-		return;
-	CHECK(rt && !lua_live_code_map(pid, interp, &m));
-	memset(&found, 0, sizeof(found));
-	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
-	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	by_program(&found, pid, &fr);
-	f = fopen(NAMES, "r");
-	for (k = 0; f && k < NCALLS && fgets(want[k], sizeof(want[k]), f); k++)
-		want[k][strcspn(want[k], "\n")] = 0;
-	if (f)
-		fclose(f);
-	CHECK(k == NCALLS && fr.n > NFRAMES);
-	/* Frame k (leaf first: u, l, f, m, g) is named by frame k + 1. */
-	for (k = 0; k < NFRAMES && k + 1 < fr.n; k++) {
-		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
-						.value = fr.proto[k], .pc = fr.pc[k] };
-		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
-						.value = fr.proto[k + 1], .pc = fr.pc[k + 1] };
-		const char *lua = want[k ? NFRAMES - 1 - k : NCALLS - 1];
-
-		if (vmstack_lua_site_name(C, pid, &callee, &caller, got, sizeof(got)))
-			snprintf(got, sizeof(got), "nil");
-		ok += !strcmp(got, lua);
-		if (strcmp(got, lua))
-			fprintf(stderr, "  %s: frame %u named %s, Lua says %s\n", interp, k, got,
-				lua);
-	}
-	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", interp, ok, NFRAMES);
-	CHECK(ok == NFRAMES);
-	CHECK(fr.n && vmstack_lua_current_line(C, pid, fr.proto[0], fr.pc[0]) == 3);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	vmstack_file_put(m.file);
-	fake_mem_reset();
-	unlink(SCRIPT);
-	unlink(NAMES);
+static void names_live(const char *rt_name, const char *interp)
+{
+	lua_live_names(&(struct lua_live_names){ rt_name, interp, script, NCALLS, NFRAMES, false,
+						 then_line });
 }
 
 UNIT_TEST(lua51_live_names)
 {
-	names_live("lua5.1", "/usr/bin/lua5.1", &vmstack_lua51_code);
+	names_live("lua5.1", "/usr/bin/lua5.1");
 }
 
 UNIT_TEST(lua52_live_names)
 {
-	names_live("lua5.2", "/usr/bin/lua5.2", &vmstack_lua52_code);
+	names_live("lua5.2", "/usr/bin/lua5.2");
 }
 
 UNIT_TEST(lua53_live_names)
 {
-	names_live("lua5.3", "/usr/bin/lua5.3", &vmstack_lua53_code);
+	names_live("lua5.3", "/usr/bin/lua5.3");
 }
 
 UNIT_TEST(lua54_live_names)
 {
-	names_live("lua5.4", "/usr/bin/lua5.4", &vmstack_lua54_code);
+	names_live("lua5.4", "/usr/bin/lua5.4");
 }
 
 /*
