@@ -82,7 +82,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/wo
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
 	     $(B)/workloads/cxxtree \
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so \
-	     $(PYENV_VMSEXT)
+	     $(PYENV_VMSEXT) $(foreach v,5.1 5.2 5.3,$(B)/workloads/lua_host$(v))
 
 # What users install (make install): the tools and libvmstack.
 INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
@@ -231,6 +231,12 @@ $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fno-omit-frame-pointer -fno-inline $(shell pkg-config --cflags luajit) $< \
 		$(shell pkg-config --libs luajit) -o $@
+
+# A C program embedding PUC Lua through each version's shared library
+# (Debian's liblua5.X-dev).
+$(B)/workloads/lua_host%: tests/workloads/lua_host/lua_host.c Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O2 -g -fno-omit-frame-pointer -I/usr/include/lua$* $< -llua$* -o $@
 
 # A custom VM that registers itself through libvmstack.
 $(B)/workloads/tinyvm: tests/workloads/tinyvm/tinyvm.c $(B)/libvmstack.a Makefile | $(B)

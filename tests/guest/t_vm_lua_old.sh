@@ -1,4 +1,5 @@
-# Lua 5.1, 5.2 and 5.3 (Debian's lua5.1, lua5.2, lua5.3, unmodified) and
+# Lua 5.1, 5.2 and 5.3 (Debian's lua5.1, lua5.2, lua5.3, unmodified, and a
+# C program linked with each liblua5.X) and
 # Redis 7.0's own Lua 5.1 (redis-server, EVAL in a loop): a script with a known call
 # tree. Lua frames sit between C frames: C -> Lua -> C -> Lua, the
 # comparator table.sort calls under the function that called table.sort,
@@ -54,6 +55,24 @@ for v in 5.1 5.2 5.3; do
 	check /tmp/lold$v.folded "lua$v" known_old.lua ';__libc_start_(call_)?main;' \
 		"$(lua_getinfo_names lua$v $script 0.2)"
 	cp /tmp/lold$v.folded "$VMSTACK_RESULTS/"
+done
+
+# A C program embedding each version's shared library (Debian's
+# liblua5.X.so.0; build/workloads/lua_host5.X): the same script, its
+# frames in the library, entered through lua_pcall (5.2 and 5.3:
+# lua_pcallk). Release kernel only: the programs are those the
+# interpreters above, Redis's and HAProxy's run on the debug kernel.
+release_only "C hosts of liblua5.1 to liblua5.3" && for v in 5.1 5.2 5.3; do
+	f=/tmp/lhost$v.folded
+	vmstack-record -F 999 -o $f -- build/workloads/lua_host$v $script $((2 * span)) 2>$f.err ||
+		{ cat $f.err; fail "lua_host$v: record failed"; }
+	cat $f.err
+	grep -q "VM frames merged (Lua $v" $f.err || fail "lua_host$v: liblua$v's Lua not detected"
+	grep -q "liblua$v.so" $f || fail "lua_host$v: no frame in liblua$v.so"
+	sort -k2 -nr $f | head -2 | cut -c1-400
+	check $f "lua_host$v (liblua$v)" known_old.lua ';lua_pcallk?;' \
+		"$(lua_getinfo_names lua$v $script 0.2)"
+	cp $f "$VMSTACK_RESULTS/"
 done
 
 # Redis's own Lua 5.1, EVAL in a loop (Redis listens on a socket only).
