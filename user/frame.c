@@ -72,16 +72,23 @@ int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f)
 
 const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
 						  const struct vmstack_frame *f,
-						  struct vmstack_frame *caller, bool across)
+						  struct vmstack_frame *caller,
+						  const struct vmstack_vm_across *across)
 {
 	struct vmstack_frame_iter next = *it;
+	bool cross = across && across->mask && (f->pc & across->mask) == across->bits;
+	uint64_t at;
 
 	if (f->kind != VMSTACK_FRAME_SCRIPT)
 		return NULL;
 	while (vmstack_frames_next(&next, caller)) {
 		if (caller->kind == VMSTACK_FRAME_SCRIPT && caller->vm == f->vm)
 			return caller;
-		if (!across || caller->kind != VMSTACK_FRAME_NATIVE)
+		if (!cross || caller->kind != VMSTACK_FRAME_NATIVE)
+			return NULL;
+		/* A return address's call is the byte before it. */
+		at = caller->value - (caller->ret ? 1 : 0);
+		if (at >= across->stop_lo && at < across->stop_hi)
 			return NULL;
 	}
 	return NULL;

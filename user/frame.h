@@ -50,16 +50,27 @@ void vmstack_frames_start(struct vmstack_frame_iter *it, const uint64_t *ips,
 /* 1 and *f set, or 0 past the last frame. */
 int vmstack_frames_next(struct vmstack_frame_iter *it, struct vmstack_frame *f);
 /*
+ * Script frames the VM itself called for an instruction of the next
+ * script frame of the VM, across the native frames between them (a
+ * metamethod: vm/runtime.h): those whose pc & mask is bits. A native
+ * frame in [stop_lo, stop_hi) ends the search: past it (Lua's
+ * lua_resume) are another thread's frames, not the caller.
+ */
+struct vmstack_vm_across {
+	uint64_t mask, bits, stop_lo, stop_hi;
+};
+/*
  * @caller: the frame that calls script frame @f, the last one @it gave,
  * when that is the next one and a script frame of the same VM; else NULL.
  * Native code between them (a C function that called back, a VM entered
- * afresh) leaves the call unknown, unless @across: @f's runtime knows the
- * VM itself called it for the next script frame of the VM (a metamethod:
- * vm/runtime.h's across_mask), whatever native frames lie between.
+ * afresh) leaves the call unknown, unless @across (or NULL) says the VM
+ * itself called @f: then the next script frame of the VM, across native
+ * frames up to a stop.
  */
 const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
 						  const struct vmstack_frame *f,
-						  struct vmstack_frame *caller, bool across);
+						  struct vmstack_frame *caller,
+						  const struct vmstack_vm_across *across);
 /* Is @kind a frame a VM produced (named by its runtime)? */
 int vmstack_frame_is_vm(enum vmstack_frame_kind kind);
 /* A VM frame's whole VM word (kind, VM, value): what its name is kept by. */

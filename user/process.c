@@ -226,28 +226,24 @@ void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 		p->vm_namer[vm] = *namer;
 }
 
-bool vmstack_process_vm_across(const struct vmstack_process *p, const struct vmstack_frame *f)
+const struct vmstack_vm_across *vmstack_process_vm_across(const struct vmstack_process *p,
+							  const struct vmstack_frame *f)
 {
-	const struct vmstack_vm_namer *n = &p->vm_namer[f->vm < VMSTACK_VM_MAX ? f->vm : 0];
-
-	return f->vm < VMSTACK_VM_MAX && f->kind == VMSTACK_FRAME_SCRIPT && n->across_mask &&
-	       (f->pc & n->across_mask) == n->across_bits;
+	return f->vm < VMSTACK_VM_MAX && p->vm_namer[f->vm].across.mask ?
+	       &p->vm_namer[f->vm].across : NULL;
 }
 
-void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm, uint64_t mask,
-				   uint64_t bits)
+void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm,
+				   const struct vmstack_vm_across *a)
 {
-	if (vm < VMSTACK_VM_MAX) {
-		p->vm_namer[vm].across_mask = mask;
-		p->vm_namer[vm].across_bits = bits;
-	}
+	if (vm < VMSTACK_VM_MAX)
+		p->vm_namer[vm].across = *a;
 }
 
-void vmstack_process_vm_across_of(const struct vmstack_process *p, unsigned int vm,
-				  uint64_t *mask, uint64_t *bits)
+struct vmstack_vm_across vmstack_process_vm_across_of(const struct vmstack_process *p,
+						      unsigned int vm)
 {
-	*mask = vm < VMSTACK_VM_MAX ? p->vm_namer[vm].across_mask : 0;
-	*bits = vm < VMSTACK_VM_MAX ? p->vm_namer[vm].across_bits : 0;
+	return vm < VMSTACK_VM_MAX ? p->vm_namer[vm].across : (struct vmstack_vm_across){ 0 };
 }
 
 /* The PC a frame's name is kept by: 0 unless its runtime names lines. */

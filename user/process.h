@@ -116,17 +116,18 @@ struct vmstack_vm_namer {
 		    const struct vmstack_frame *caller, char *out, size_t len);
 	const void *build;	/* the runtime's description of the build */
 	bool by_pc;		/* names differ by the frame's PC (lines): kept by word and PC */
-	uint64_t across_mask, across_bits;	/* vm/runtime.h's */
+	struct vmstack_vm_across across;	/* mask 0: none (vm/runtime.h) */
 };
-/* The caller @f's runtime says is across native frames (vmstack_frames_caller's @across). */
-bool vmstack_process_vm_across(const struct vmstack_process *p, const struct vmstack_frame *f);
+/* Which of @f's VM's frames are named across native frames: vmstack_frames_caller's @across. */
+const struct vmstack_vm_across *vmstack_process_vm_across(const struct vmstack_process *p,
+							  const struct vmstack_frame *f);
 void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 				  const struct vmstack_vm_namer *namer);
 /* VM @vm's frames named across native frames, as a recording keeps them (raw_file.c). */
-void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm, uint64_t mask,
-				   uint64_t bits);
-void vmstack_process_vm_across_of(const struct vmstack_process *p, unsigned int vm,
-				  uint64_t *mask, uint64_t *bits);
+void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm,
+				   const struct vmstack_vm_across *a);
+struct vmstack_vm_across vmstack_process_vm_across_of(const struct vmstack_process *p,
+						      unsigned int vm);
 /*
  * Name VM frame @f now (while the process lives), if not named yet, and
  * what @caller (the VM frame below it, vmstack_frames_caller(), or NULL)

@@ -58,18 +58,17 @@ static int write_vm_site(void *arg, const struct vmstack_vm_site *s, const char 
 /* "vmacross N" and a line per VM whose frames are named across native frames. */
 static int write_vm_across(FILE *f, const struct vmstack_process *proc)
 {
-	uint64_t mask, bits;
+	struct vmstack_vm_across a;
 	unsigned int vm, n = 0;
 
-	for (vm = 0; vm < VMSTACK_VM_MAX; vm++) {
-		vmstack_process_vm_across_of(proc, vm, &mask, &bits);
-		n += mask != 0;
-	}
+	for (vm = 0; vm < VMSTACK_VM_MAX; vm++)
+		n += vmstack_process_vm_across_of(proc, vm).mask != 0;
 	if (fprintf(f, "vmacross %u\n", n) < 0)
 		return -1;
 	for (vm = 0; vm < VMSTACK_VM_MAX; vm++) {
-		vmstack_process_vm_across_of(proc, vm, &mask, &bits);
-		if (mask && fprintf(f, "%u %" PRIx64 " %" PRIx64 "\n", vm, mask, bits) < 0)
+		a = vmstack_process_vm_across_of(proc, vm);
+		if (a.mask && fprintf(f, "%u %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+				      vm, a.mask, a.bits, a.stop_lo, a.stop_hi) < 0)
 			return -1;
 	}
 	return 0;
@@ -77,16 +76,16 @@ static int write_vm_across(FILE *f, const struct vmstack_process *proc)
 
 static int read_vm_across(FILE *f, struct vmstack_process *proc)
 {
-	uint64_t mask, bits;
+	struct vmstack_vm_across a;
 	unsigned int vm, n, i;
 
 	if (fscanf(f, "vmacross %u\n", &n) != 1 || n > VMSTACK_VM_MAX)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (fscanf(f, "%u %" SCNx64 " %" SCNx64 "\n", &vm, &mask, &bits) != 3 ||
-		    vm >= VMSTACK_VM_MAX)
+		if (fscanf(f, "%u %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 "\n", &vm, &a.mask,
+			   &a.bits, &a.stop_lo, &a.stop_hi) != 5 || vm >= VMSTACK_VM_MAX)
 			return -1;
-		vmstack_process_set_vm_across(proc, vm, mask, bits);
+		vmstack_process_set_vm_across(proc, vm, &a);
 	}
 	return 0;
 }

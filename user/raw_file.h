@@ -13,8 +13,9 @@
  *   vmsites S\n <S call-site names (vm_sites.h), each "CALLEE(hex)
  *     CALLEE_PC(hex) CALLER(hex) CALLER_PC(hex) NAME_LEN " then NAME_LEN
  *     bytes and "\n">
- *   vmacross A\n <A lines "VM MASK(hex) BITS(hex)": VM's script frames
- *     whose pc & MASK is BITS are named across native frames (vm/runtime.h)>
+ *   vmacross A\n <A lines "VM MASK BITS STOP_LO STOP_HI" (hex): VM's script
+ *     frames whose pc & MASK is BITS are named across native frames up to
+ *     one in [STOP_LO, STOP_HI) (frame.h's struct vmstack_vm_across)>
  *   threads T\n <T lines "TID NAME" of the threads sampled>
  *   records\n <struct vmstack_rec_sample ...> to the end of the file
  */

@@ -44,7 +44,7 @@ stack_count() { grep -E -- "$2" "$1" | awk '{s += $NF} END {print s+0}'; }
 # stack_share FILE ERE: the share (whole percent) of the samples in the
 # collapsed stacks FILE whose stack matches the extended regex ERE.
 stack_share() {
-	awk -v s="$(stack_count "$1" "$2")" -v t="$(stack_count "$1" '')" \
+	awk -v s="$(stack_count "$1" "$2")" -v t="$(awk '{s += $NF} END {print s+0}' "$1")" \
 		'BEGIN {printf "%d", t ? 100 * s / t : 0}'
 }
 # leaf_share FILE FRAME_ERE SUFFIX: of the samples in FILE with a frame

@@ -80,4 +80,36 @@ release_only "lua5.1 to lua5.3's names across C frames (5.4's program is 5.3's)"
 	across lua5.2
 	across lua5.1
 }
+
+# A resumed coroutine: its iterator `it` (line 1), which yielded in a
+# generic for, resumed through an __index metamethod that is the
+# coroutine itself (coroutine.wrap's C function). The iterator's caller,
+# the coroutine's body, has no luaV_execute on the native stack any more
+# (lua_resume's unroll runs the iterator first): the script frame found
+# across the C frames would be the resumer's, at its GETTABLE, and name
+# the iterator "__index". The search ends at lua_resume: it is unnamed
+# (Lua itself says "for iterator"). 5.1 cannot yield there.
+cat >/tmp/resumed.lua <<'LUA'
+local function it(_, i) if i then return nil end coroutine.yield() local s = 0 for k = 1, 20000 do s = s + k % 7 end return s end
+local co = coroutine.wrap(function() while true do for _ in it do end end end)
+local px = setmetatable({}, { __index = co })
+local t0 = os.clock()
+while os.clock() - t0 < tonumber(arg[1]) do local _ = px.key end
+LUA
+resumed() {
+	local lua=$1 f=/tmp/resumed-$1.folded it wrong
+	vmstack-record -q -F 999 -o $f -- $lua /tmp/resumed.lua $((2 * span)) 2>$f.err ||
+		{ cat $f.err; fail "$lua resumed: record failed"; }
+	cp $f "$VMSTACK_RESULTS/"
+	it=$(stack_count $f "$(lua_frame 'resumed\.lua' 1)( |;)")
+	wrong=$(stack_count $f ';_?_?index \([^;]*resumed\.lua:1\)_\[vm\]')
+	note "$lua resumed coroutine: $it samples in the iterator, $wrong of them named as the resumer's metamethod"
+	[ "$it" -ge 100 ] || fail "$lua resumed: too few samples in the iterator"
+	[ "$wrong" -eq 0 ] || fail "$lua resumed: the iterator named by the resuming thread's instruction"
+}
+resumed lua5.4
+release_only "lua5.2 and lua5.3's resumed coroutine" && {
+	resumed lua5.3
+	resumed lua5.2
+}
 true

@@ -70,7 +70,7 @@ UNIT_TEST(raw_file_round_trip)
 				    vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x1234), 0,
 				    vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0xabc), 0x40 }, "spin");
 	/* VM 0's frames with pc bit 2 and not bit 1 named across native frames. */
-	vmstack_process_set_vm_across(proc, 0, 3, 2);
+	vmstack_process_set_vm_across(proc, 0, &(struct vmstack_vm_across){ 3, 2, 0x7000, 0x7100 });
 	/* Parts with spaces, colons, parentheses and a newline: bytes, kept whole. */
 	vmstack_process_add_vm_name(proc, vmstack_vmw(VMSTACK_VMW_SCRIPT, 1, 0x9000), 0x10,
 				       &(struct vmstack_name){ .function = "lemur",
@@ -107,16 +107,15 @@ UNIT_TEST(raw_file_round_trip)
 						.pc = 0x40 };
 
 		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "app.lua:10"));
-		CHECK(!vmstack_process_vm_across(raw.proc, &f));
-		f.pc = 2;
-		CHECK(vmstack_process_vm_across(raw.proc, &f));
-		f.pc = 3;
-		CHECK(!vmstack_process_vm_across(raw.proc, &f));
-		f.vm = 1;
-		f.pc = 2;
-		CHECK(!vmstack_process_vm_across(raw.proc, &f));
-		f.vm = 0;
-		f.pc = 0;
+		{
+			const struct vmstack_vm_across *a = vmstack_process_vm_across(raw.proc, &f);
+
+			CHECK(a && a->mask == 3 && a->bits == 2 && a->stop_lo == 0x7000 &&
+			      a->stop_hi == 0x7100);
+			f.vm = 1;
+			CHECK(!vmstack_process_vm_across(raw.proc, &f));
+			f.vm = 0;
+		}
 		vmstack_process_name(raw.proc, &f, &caller, &n, msg, sizeof(msg));
 		CHECK(!strcmp(n.function, "spin") && n.line == 10 &&
 		      n.flags == VMSTACK_NAME_AT_LINE);

@@ -462,8 +462,8 @@ static const char *function_of(struct vmstack_process *s, const struct vmstack_f
 UNIT_TEST(vm_namers_per_vm)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, NULL, "first", false, 0, 0 },
-				b = { name_a, NULL, "second", false, 0, 0 };
+	struct vmstack_vm_namer a = { name_a, NULL, "first", false, { 0 } },
+				b = { name_a, NULL, "second", false, { 0 } };
 	struct vmstack_frame f0 = { .kind = VMSTACK_FRAME_SCRIPT, .value = 0x10, .vm = 0 };
 	struct vmstack_frame f1 = f0;
 	char buf[64];
@@ -497,7 +497,7 @@ static int site_a(const void *build, int pid, const struct vmstack_frame *callee
 UNIT_TEST(vm_call_site_names)
 {
 	struct vmstack_process *s = vmstack_process_new(getpid());
-	struct vmstack_vm_namer a = { name_a, site_a, "own", true, 0, 0 };
+	struct vmstack_vm_namer a = { name_a, site_a, "own", true, { 0 } };
 	const uint64_t ips[] = {
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x100,
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x40,
@@ -518,7 +518,7 @@ UNIT_TEST(vm_call_site_names)
 
 		vmstack_frames_start(&it, ips, 0, sizeof(ips) / sizeof(ips[0]), 0);
 		while (vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT) {
-			const struct vmstack_frame *c = vmstack_frames_caller(&it, &f, &caller, false);
+			const struct vmstack_frame *c = vmstack_frames_caller(&it, &f, &caller, NULL);
 
 			if (!k) {
 				vmstack_process_note_vm(s, &f, c);
@@ -532,4 +532,47 @@ UNIT_TEST(vm_call_site_names)
 		CHECK(!k || i == 4);
 	}
 	vmstack_process_free(s);
+}
+
+/*
+ * Across native frames (a metamethod the VM called for its caller's
+ * instruction): a marked script frame's caller is the next script frame
+ * past native ones, but not past a native frame in the stop range (Lua's
+ * lua_resume: beyond it are the resuming thread's frames), nor for a
+ * frame not marked (or a tail call).
+ */
+UNIT_TEST(vm_frames_caller_across)
+{
+	const struct vmstack_vm_across across = { 3, 2, 0x402000, 0x402100 };
+	uint64_t ips[] = {
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x102,	/* marked: pc & 3 == 2 */
+		0x401000, 0x401800,
+		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x20), 0x40,
+		0x400100,
+	};
+	const size_t n = sizeof(ips) / sizeof(ips[0]);
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f, caller;
+	const struct vmstack_frame *c;
+
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT);
+	c = vmstack_frames_caller(&it, &f, &caller, &across);
+	CHECK(c && c->kind == VMSTACK_FRAME_SCRIPT && c->value == 0x20 && c->pc == 0x40);
+	CHECK(!vmstack_frames_caller(&it, &f, &caller, NULL));
+	/* A return address into the stop range between them. */
+	ips[3] = 0x402050;
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f));
+	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	/* Not marked, or marked as a tail call too. */
+	ips[3] = 0x401800;
+	ips[1] = 0x100;
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f));
+	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	ips[1] = 0x103;
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f));
+	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
 }

@@ -174,7 +174,12 @@ static void across_live(const char *rt_name, const char *interp, const struct lu
 		snprintf(got, sizeof(got), "nil");
 	fprintf(stderr, "  %s: the iterator named %s, Lua says %s\n", interp, got, want[2]);
 	CHECK(!strcmp(got, want[2]));
-	/* The metamethod: its caller l, its own pc marked as the program does. */
+	/*
+	 * The metamethod: its caller l, its own pc marked as the program does
+	 * (set here: the walk here ends with the innermost activation; the
+	 * guest's t_vm_lua54 names it from the program's mark).
+	 */
+	CHECK(found.across_stop_hi > found.across_stop_lo);	/* lua_resume's */
 	CHECK(!read_target(pid, ci_it + L->ci_previous, &ci_mm, 8));
 	callee.pc = VMSTACK_LUA_PC_FROM_LUA;
 	CHECK(!previous_lua(L, pid, ci_mm, &caller.value, &caller.pc));
@@ -288,6 +293,7 @@ static void not_across_live(const char *rt_name, const char *interp,
 {
 	static const char *const what[] = { "a hook's function", "a finalizer",
 					    "a function a resumed coroutine called" };
+	static const int32_t line[] = { 1, 1, 2 };	/* where each is defined */
 	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
 	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
 	static struct vmstack_vm_found found;
@@ -301,6 +307,7 @@ static void not_across_live(const char *rt_name, const char *interp,
 		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT },
 				     caller = { .kind = VMSTACK_FRAME_SCRIPT };
 		pid_t pid = lua_live_run(argv, not_across_scripts[k]);
+		int32_t defined = 0;
 		bool marked;
 
 		if (!pid)
@@ -311,6 +318,9 @@ static void not_across_live(const char *rt_name, const char *interp,
 		CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
 		by_program(&found, pid, &fr);
 		CHECK(fr.n >= 1 && !ptrace(PTRACE_GETREGS, pid, 0, &r));
+		/* The leaf is the spinning function (its line defined). */
+		CHECK(fr.n && !read_target(pid, fr.proto[0] + C->str.p_linedefined, &defined, 4) &&
+		      defined == line[k]);
 		callee.value = fr.proto[0];
 		callee.pc = fr.pc[0];
 		marked = fr.n && (callee.pc & rt->across_mask) == rt->across_bits;

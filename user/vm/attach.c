@@ -18,7 +18,8 @@
  */
 static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 		  const struct vmstack_vm_desc4 *d4, const char *label,
-		  const struct vmstack_runtime *rt, const void *build, bool detected)
+		  const struct vmstack_runtime *rt, const void *build,
+		  const struct vmstack_vm_found *detected)
 {
 	static struct vmstack_vm_desc4 compiled;	/* 2 KB: not on the stack */
 	const char *why;
@@ -30,10 +31,15 @@ static int attach(struct vmstack_vm_attach *a, const struct vmstack_vm_desc *d,
 	 */
 	bool sites = d4 || (detected && rt->sites_from_desc3);
 	struct vmstack_vm_namer namer = { rt->namer, sites ? rt->site_namer : NULL, build,
-					  rt->names_by_pc, sites ? rt->across_mask : 0,
-					  rt->across_bits };
+					  rt->names_by_pc, { 0 } };
 	size_t len = strlen(a->label);
 	char msg[256];
+
+	/* Across native frames: for the runtime's own program, up to its stop. */
+	if (d4 && detected && rt->across_mask && detected->across_stop_hi)
+		namer.across = (struct vmstack_vm_across){ rt->across_mask, rt->across_bits,
+							   detected->across_stop_lo,
+							   detected->across_stop_hi };
 
 	if (a->n == VMSTACK_VM_MAX) {
 		fprintf(stderr, "%s: VM %s: more than %d VMs in one process; its frames are not merged\n",
@@ -79,7 +85,7 @@ void vmstack_vm_attach_map(struct vmstack_vm_attach *a, const struct vmstack_map
 			/* The build's name: which layout, and what it leaves out. */
 			if (!attach(a, &f.desc, f.prog ? &f.desc4 : NULL,
 				    f.build_name ? f.build_name : (*rt)->label,
-				    *rt, f.build, true) &&
+				    *rt, f.build, &f) &&
 			    a->nfound < VMSTACK_VM_MAX) {
 				a->found[a->nfound].rt = *rt;
 				a->found[a->nfound++].build = f.build;
@@ -191,7 +197,7 @@ int vmstack_vm_attach_text(struct vmstack_vm_attach *a, const char *path,
 				return -1;
 			continue;
 		}
-		if (attach(a, &t[i].desc, NULL, t[i].name, t[i].namer, build, false) &&
+		if (attach(a, &t[i].desc, NULL, t[i].name, t[i].namer, build, NULL) &&
 		    !from_target)
 			return -1;
 	}

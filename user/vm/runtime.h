@@ -37,6 +37,12 @@ struct vmstack_vm_found {
 	bool prog;
 	const void *build;		/* the runtime's own facts of the build */
 	const char *build_name;		/* for messages and the summary */
+	/*
+	 * Where a search across native frames (across_mask below) ends: the
+	 * function that resumes another thread of the VM (Lua's lua_resume),
+	 * in the process. Without it no frame is named across.
+	 */
+	uint64_t across_stop_lo, across_stop_hi;
 };
 
 enum vmstack_detect {

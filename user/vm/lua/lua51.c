@@ -76,7 +76,7 @@ static const struct lua51_layout *const lua51_layouts[] = { &vmstack_lua515 };
 
 /*
  * Is CallInfo @ci's function C, or none (base_ci): to @c; else its
- * Closure in @cl. Uses r4.
+ * Closure in @cl. Uses @tmp.
  */
 static void is_c(const struct lua51_layout *L, struct vm_prog *p, int ci, int cl, int tmp,
 		 vm_label c, vm_label bad)
@@ -97,12 +97,14 @@ void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_a
 			struct vm_prog *p)
 {
 	vm_label fresh, loop, saved, show, emit, same, check, c_frame, bottom, done, bad, nostate;
+	vm_label cut;
 
 	vm_prog_init(p);
 	fresh = vm_prog_label(p), loop = vm_prog_label(p), saved = vm_prog_label(p);
 	show = vm_prog_label(p), same = vm_prog_label(p), bottom = vm_prog_label(p);
 	done = vm_prog_label(p), bad = vm_prog_label(p), nostate = vm_prog_label(p);
 	check = vm_prog_label(p), c_frame = vm_prog_label(p), emit = vm_prog_label(p);
+	cut = vm_prog_label(p);
 	/* This frame's L, a lua_State by its type byte. */
 	if (at->in_rbp)
 		vm_prog_insn(p, VMSTACK_VM4_MOV, 3, 2, 0);
@@ -151,9 +153,9 @@ void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_a
 	vm_prog_insn(p, VMSTACK_VM4_MOV, 7, 8, 0);
 	vm_prog_insn(p, VMSTACK_VM4_SUB_K, 7, 0, L->ci_size);
 	vm_prog_jmp(p, VMSTACK_VM4_JLE, 7, 11, emit);
-	is_c(L, p, 7, 6, 5, emit, bad);
-	vm_prog_ld(p, 8, 0, 6, 7, L->ci_savedpc, bad);
-	vm_prog_ld(p, 4, 0, 6, 6, -4, bad);
+	is_c(L, p, 7, 6, 5, emit, cut);
+	vm_prog_ld(p, 8, 0, 6, 7, L->ci_savedpc, cut);
+	vm_prog_ld(p, 4, 0, 6, 6, -4, cut);
 	vm_prog_insn(p, VMSTACK_VM4_AND_K, 6, 0, (int32_t)L->op_mask);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, L->op_call, same);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JEQ_K, 6, L->op_tailcall, same);
@@ -177,6 +179,9 @@ void vmstack_lua51_prog(const struct lua51_layout *L, const struct lua51_state_a
 	vm_prog_bind(p, done);
 	vm_prog_jmp_k(p, VMSTACK_VM4_JNE_K, 12, 0, bottom);
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_EMPTY);
+	/* The caller unreadable: this frame shown, the rest cut. */
+	vm_prog_bind(p, cut);
+	vm_prog_insn(p, VMSTACK_VM4_EMIT_SCRIPT, 3, 4, 0);
 	vm_prog_bind(p, bad);
 	vm_prog_insn(p, VMSTACK_VM4_EXIT, 0, 0, VMSTACK_VM4_X_CUT + VMSTACK_VMB_CHECK);
 	vm_prog_bind(p, nostate);

@@ -97,6 +97,7 @@ enum vmstack_detect vmstack_lua_found(const struct vmstack_map *m, int pid, Elf 
 	struct vmstack_vm_desc4 *d = &f->desc4;
 	unsigned char want[64], got[64];
 	const char *err;
+	GElf_Sym sym;
 
 	if (pid && (vmstack_elf_read(elf, start, want, sizeof(want)) ||
 		    read_target(pid, m->start + (start - lo), got, sizeof(got)) ||
@@ -118,6 +119,17 @@ enum vmstack_detect vmstack_lua_found(const struct vmstack_map *m, int pid, Elf 
 	f->prog = true;
 	f->build = code;
 	f->build_name = name;
+	/*
+	 * A frame named across native frames is named by no frame past
+	 * lua_resume's: those are the resuming thread's (the resumed
+	 * thread's own caller may have no luaV_execute left: 5.3's unroll).
+	 * Not found: none is named across.
+	 */
+	if (!vmstack_elf_symbol(elf, "lua_resume", &sym) && sym.st_value >= lo && sym.st_size &&
+	    sym.st_value + sym.st_size <= lo + (m->end - m->start)) {
+		f->across_stop_lo = m->start + (sym.st_value - lo);
+		f->across_stop_hi = f->across_stop_lo + sym.st_size;
+	}
 	return VMSTACK_DETECT_YES;
 }
 
