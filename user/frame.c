@@ -76,7 +76,8 @@ const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_ite
 						  const struct vmstack_vm_across *across)
 {
 	struct vmstack_frame_iter next = *it;
-	bool cross = across && across->mask && (f->pc & across->mask) == across->bits;
+	bool cross = across && across->mask && across->stop_hi > across->stop_lo &&
+		     (f->pc & across->mask) == across->bits;
 	uint64_t at;
 
 	if (f->kind != VMSTACK_FRAME_SCRIPT)

@@ -63,9 +63,9 @@ struct vmstack_vm_across {
  * @caller: the frame that calls script frame @f, the last one @it gave,
  * when that is the next one and a script frame of the same VM; else NULL.
  * Native code between them (a C function that called back, a VM entered
- * afresh) leaves the call unknown, unless @across (or NULL) says the VM
- * itself called @f: then the next script frame of the VM, across native
- * frames up to a stop.
+ * afresh) leaves the call unknown, unless @across (may be NULL) says the
+ * VM itself called @f: then the next script frame of the VM, across native
+ * frames up to a stop (none without a stop range).
  */
 const struct vmstack_frame *vmstack_frames_caller(const struct vmstack_frame_iter *it,
 						  const struct vmstack_frame *f,

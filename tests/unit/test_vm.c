@@ -560,11 +560,27 @@ UNIT_TEST(vm_frames_caller_across)
 	c = vmstack_frames_caller(&it, &f, &caller, &across);
 	CHECK(c && c->kind == VMSTACK_FRAME_SCRIPT && c->value == 0x20 && c->pc == 0x40);
 	CHECK(!vmstack_frames_caller(&it, &f, &caller, NULL));
-	/* A return address into the stop range between them. */
+	/* A return address into the stop range between them (its end: a call at its last byte). */
 	ips[3] = 0x402050;
 	vmstack_frames_start(&it, ips, 0, n, 0);
 	CHECK(vmstack_frames_next(&it, &f));
 	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	ips[3] = 0x402100;
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f));
+	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	/* One at its start returns from the function before it. */
+	ips[3] = 0x402000;
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f));
+	CHECK(vmstack_frames_caller(&it, &f, &caller, &across));
+	/* No stop range (a recording's corrupt line): nothing across. */
+	{
+		struct vmstack_vm_across none = across;
+
+		none.stop_hi = none.stop_lo;
+		CHECK(!vmstack_frames_caller(&it, &f, &caller, &none));
+	}
 	/* Not marked, or marked as a tail call too. */
 	ips[3] = 0x401800;
 	ips[1] = 0x100;

@@ -91,7 +91,8 @@ struct vmstack_runtime {
 	 * script frame of the VM below (a metamethod, a for iterator), across
 	 * the native frames between them (frame.h's vmstack_frames_caller):
 	 * those whose pc, masked with across_mask, is across_bits; none where
-	 * the mask is 0. Data, so that a recording keeps it (raw_file.c).
+	 * the mask is 0, or where detect found no stop (vmstack_vm_found's
+	 * across_stop_*). Data, so that a recording keeps it (raw_file.c).
 	 */
 	uint64_t across_mask, across_bits;
 };
