@@ -220,7 +220,8 @@ int vmstack_raw_open(const char *path, struct vmstack_raw *raw, char *err,
 	for (i = 0; !bad && i < nsites && !read_vm_site(f, raw->proc); i++)
 		;
 	vmstack_threads_init(&raw->threads);
-	bad = bad || i < nsites || read_vm_across(f, raw->proc) || fscanf(f, "threads %zu\n", &nthreads) != 1;
+	bad = bad || i < nsites || read_vm_across(f, raw->proc) ||
+	      fscanf(f, "threads %zu\n", &nthreads) != 1;
 	for (i = 0; !bad && i < nthreads && fgets(line, sizeof(line), f); i++) {
 		char *name;
 		unsigned long tid = strtoul(line, &name, 10);

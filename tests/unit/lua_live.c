@@ -158,27 +158,75 @@ unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips
 	return vmstack_walk_user(&w);
 }
 
+pid_t lua_live_attach(const char *rt_name, const char *interp, const char *script,
+		      struct vmstack_vm_found *found, struct vmstack_map *m)
+{
+	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
+	char *argv[] = { (char *)interp, (char *)LUA_LIVE_SCRIPT, (char *)LUA_LIVE_NAMES, NULL };
+	char why[256];
+	pid_t pid = lua_live_run(argv, script);
+
+	if (!pid)
+		return 0;
+	memset(m, 0, sizeof(*m));
+	memset(found, 0, sizeof(*found));
+	CHECK(rt && !lua_live_code_map(pid, interp, m));
+	CHECK(rt && rt->detect(m, pid, found, why, sizeof(why)) == VMSTACK_DETECT_YES);
+	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
+	return pid;
+}
+
+void lua_live_script_frames(const struct vmstack_vm_desc4 *d, pid_t pid,
+			    struct lua_live_frames *fr)
+{
+	static u64 ips[64];
+	unsigned int n = lua_live_walk(d, pid, ips, 64), i;
+
+	fr->n = 0;
+	for (i = 0; i + 1 < n && fr->n < 16; i++)
+		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
+			fr->proto[fr->n] = ips[i] & VMSTACK_VMW_VALUE_MASK;
+			fr->pc[fr->n++] = ips[++i];
+		}
+}
+
+unsigned int lua_live_read_names(char (*want)[64], unsigned int max)
+{
+	FILE *f = fopen(LUA_LIVE_NAMES, "r");
+	unsigned int k;
+
+	for (k = 0; f && k < max && fgets(want[k], sizeof(want[k]), f); k++)
+		want[k][strcspn(want[k], "\n")] = 0;
+	if (f)
+		fclose(f);
+	return k;
+}
+
+void lua_live_detach(pid_t pid, struct vmstack_map *m)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	vmstack_file_put(m->file);
+	fake_mem_reset();
+	unlink(LUA_LIVE_SCRIPT);
+	unlink(LUA_LIVE_NAMES);
+}
+
 void lua_live_names(const struct lua_live_names *t)
 {
 	const struct vmstack_runtime *rt = vmstack_runtime_find(t->rt);
-	char *argv[] = { (char *)t->interp, (char *)LUA_LIVE_SCRIPT, (char *)LUA_LIVE_NAMES, NULL };
 	static struct vmstack_vm_found found;
 	static struct vmstack_vm_desc4 compiled;
-	static u64 ips[64];
 	const struct vmstack_vm_desc4 *prog = &found.desc4;
-	uint64_t proto[16], pc[16];
-	char want[16][64], got[64], why[256];
-	struct vmstack_map m = { 0 };
-	unsigned int k, n, i, nf = 0, ok = 0;
-	pid_t pid = lua_live_run(argv, t->script);
-	FILE *f;
+	struct lua_live_frames fr;
+	char want[16][64], got[64];
+	struct vmstack_map m;
+	unsigned int k, ok = 0;
+	pid_t pid = lua_live_attach(t->rt, t->interp, t->script, &found, &m);
 
 	if (!pid)
 		return;
 	CHECK(t->ncalls <= 16 && t->nframes < t->ncalls);
-	CHECK(rt && !lua_live_code_map(pid, t->interp, &m));
-	memset(&found, 0, sizeof(found));
-	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
 	if (t->desc3) {
 		const char *err = vmstack_desc3_prog(&found.desc, &compiled);
 
@@ -187,24 +235,13 @@ void lua_live_names(const struct lua_live_names *t)
 		CHECK(!err);
 		prog = &compiled;
 	}
-	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	n = lua_live_walk(prog, pid, ips, 64);
-	for (i = 0; i + 1 < n && nf < 16; i++)
-		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
-			proto[nf] = ips[i] & VMSTACK_VMW_VALUE_MASK;
-			pc[nf++] = ips[++i];
-		}
-	f = fopen(LUA_LIVE_NAMES, "r");
-	for (k = 0; f && k < t->ncalls && fgets(want[k], sizeof(want[k]), f); k++)
-		want[k][strcspn(want[k], "\n")] = 0;
-	if (f)
-		fclose(f);
-	CHECK(k == t->ncalls && nf > t->nframes);
-	for (k = 0; k < t->nframes && k + 1 < nf && k < t->ncalls; k++) {
+	lua_live_script_frames(prog, pid, &fr);
+	CHECK(lua_live_read_names(want, t->ncalls) == t->ncalls && fr.n > t->nframes);
+	for (k = 0; k < t->nframes && k + 1 < fr.n && k < t->ncalls; k++) {
 		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT,
-						.value = proto[k], .pc = pc[k] };
+						.value = fr.proto[k], .pc = fr.pc[k] };
 		struct vmstack_frame caller = { .kind = VMSTACK_FRAME_SCRIPT,
-						.value = proto[k + 1], .pc = pc[k + 1] };
+						.value = fr.proto[k + 1], .pc = fr.pc[k + 1] };
 		const char *lua = want[k ? t->nframes - 1 - k : t->ncalls - 1];
 
 		if (rt->site_namer(found.build, pid, &callee, &caller, got, sizeof(got)))
@@ -216,12 +253,7 @@ void lua_live_names(const struct lua_live_names *t)
 	}
 	fprintf(stderr, "  %s: %u of %u names as debug.getinfo's\n", t->interp, ok, t->nframes);
 	CHECK(ok == t->nframes);
-	if (t->then && nf)
-		t->then(found.build, pid, proto[0], pc[0]);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	vmstack_file_put(m.file);
-	fake_mem_reset();
-	unlink(LUA_LIVE_SCRIPT);
-	unlink(LUA_LIVE_NAMES);
+	if (t->then && fr.n)
+		t->then(found.build, pid, fr.proto[0], fr.pc[0]);
+	lua_live_detach(pid, &m);
 }

@@ -13,6 +13,7 @@
 #include <sys/user.h>
 
 #include "maps.h"
+#include "vm/runtime.h"
 #include "walk.h"
 
 /* The executable mapping of @path in @pid, in @m (its file got); 0, or -1. */
@@ -40,6 +41,25 @@ unsigned int lua_live_walk(const struct vmstack_vm_desc4 *d, pid_t pid, u64 *ips
 /* Where lua_live_names() writes its script, and the script its names. */
 #define LUA_LIVE_SCRIPT	"build/unit-lua-live-names.lua"
 #define LUA_LIVE_NAMES	"build/unit-lua-live-names.txt"
+
+/*
+ * @interp started on @script (the names file its arg[1]), detected by
+ * runtime @rt_name into @found and @m, seized: its pid; 0 (skipped: a
+ * message said why) without root or the interpreter.
+ */
+pid_t lua_live_attach(const char *rt_name, const char *interp, const char *script,
+		      struct vmstack_vm_found *found, struct vmstack_map *m);
+/* The script frames the walk of lua_live_walk() shows, leaf first (at most 16). */
+struct lua_live_frames {
+	uint64_t proto[16], pc[16];
+	unsigned int n;
+};
+void lua_live_script_frames(const struct vmstack_vm_desc4 *d, pid_t pid,
+			    struct lua_live_frames *fr);
+/* The first lines, at most @max, the script wrote to the names file: how many. */
+unsigned int lua_live_read_names(char (*want)[64], unsigned int max);
+/* Kill what lua_live_attach() started, and clean up after it. */
+void lua_live_detach(pid_t pid, struct vmstack_map *m);
 
 /*
  * A names test on a live interpreter: @interp runs @script (with the

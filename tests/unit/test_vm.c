@@ -534,6 +534,19 @@ UNIT_TEST(vm_call_site_names)
 	vmstack_process_free(s);
 }
 
+/* The caller vmstack_frames_caller() gives the first frame of @ips, or NULL. */
+static const struct vmstack_frame *first_frame_caller(const uint64_t *ips, size_t n,
+						       const struct vmstack_vm_across *across,
+						       struct vmstack_frame *caller)
+{
+	struct vmstack_frame_iter it;
+	struct vmstack_frame f;
+
+	vmstack_frames_start(&it, ips, 0, n, 0);
+	CHECK(vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT);
+	return vmstack_frames_caller(&it, &f, caller, across);
+}
+
 /*
  * Across native frames (a metamethod the VM called for its caller's
  * instruction): a marked script frame's caller is the next script frame
@@ -544,6 +557,7 @@ UNIT_TEST(vm_call_site_names)
 UNIT_TEST(vm_frames_caller_across)
 {
 	const struct vmstack_vm_across across = { 3, 2, 0x402000, 0x402100 };
+	struct vmstack_vm_across none = across;
 	uint64_t ips[] = {
 		vmstack_vmw(VMSTACK_VMW_SCRIPT, 0, 0x10), 0x102,	/* marked: pc & 3 == 2 */
 		0x401000, 0x401800,
@@ -551,44 +565,27 @@ UNIT_TEST(vm_frames_caller_across)
 		0x400100,
 	};
 	const size_t n = sizeof(ips) / sizeof(ips[0]);
-	struct vmstack_frame_iter it;
-	struct vmstack_frame f, caller;
 	const struct vmstack_frame *c;
+	struct vmstack_frame caller;
 
-	vmstack_frames_start(&it, ips, 0, n, 0);
-	CHECK(vmstack_frames_next(&it, &f) && f.kind == VMSTACK_FRAME_SCRIPT);
-	c = vmstack_frames_caller(&it, &f, &caller, &across);
+	c = first_frame_caller(ips, n, &across, &caller);
 	CHECK(c && c->kind == VMSTACK_FRAME_SCRIPT && c->value == 0x20 && c->pc == 0x40);
-	CHECK(!vmstack_frames_caller(&it, &f, &caller, NULL));
+	CHECK(!first_frame_caller(ips, n, NULL, &caller));
 	/* A return address into the stop range between them (its end: a call at its last byte). */
 	ips[3] = 0x402050;
-	vmstack_frames_start(&it, ips, 0, n, 0);
-	CHECK(vmstack_frames_next(&it, &f));
-	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	CHECK(!first_frame_caller(ips, n, &across, &caller));
 	ips[3] = 0x402100;
-	vmstack_frames_start(&it, ips, 0, n, 0);
-	CHECK(vmstack_frames_next(&it, &f));
-	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	CHECK(!first_frame_caller(ips, n, &across, &caller));
 	/* One at its start returns from the function before it. */
 	ips[3] = 0x402000;
-	vmstack_frames_start(&it, ips, 0, n, 0);
-	CHECK(vmstack_frames_next(&it, &f));
-	CHECK(vmstack_frames_caller(&it, &f, &caller, &across));
+	CHECK(first_frame_caller(ips, n, &across, &caller));
 	/* No stop range (a recording's corrupt line): nothing across. */
-	{
-		struct vmstack_vm_across none = across;
-
-		none.stop_hi = none.stop_lo;
-		CHECK(!vmstack_frames_caller(&it, &f, &caller, &none));
-	}
+	none.stop_hi = none.stop_lo;
+	CHECK(!first_frame_caller(ips, n, &none, &caller));
 	/* Not marked, or marked as a tail call too. */
 	ips[3] = 0x401800;
 	ips[1] = 0x100;
-	vmstack_frames_start(&it, ips, 0, n, 0);
-	CHECK(vmstack_frames_next(&it, &f));
-	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	CHECK(!first_frame_caller(ips, n, &across, &caller));
 	ips[1] = 0x103;
-	vmstack_frames_start(&it, ips, 0, n, 0);
-	CHECK(vmstack_frames_next(&it, &f));
-	CHECK(!vmstack_frames_caller(&it, &f, &caller, &across));
+	CHECK(!first_frame_caller(ips, n, &across, &caller));
 }

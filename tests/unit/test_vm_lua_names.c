@@ -12,16 +12,12 @@
  * (vmstack_lua_current_line). Needs root and the interpreters: skipped
  * with a message without them.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake_mem.h"
-#include "file.h"
 #include "lua_live.h"
 #include "unit.h"
 #include "util.h"
@@ -30,8 +26,6 @@
 #include "vm/lua/lua_code.h"
 #include "vm/runtime.h"
 
-#define SCRIPT	"build/unit-lua-names.lua"
-#define NAMES	"build/unit-lua-names.txt"
 #define NCALLS	6
 #define NFRAMES	5
 
@@ -51,24 +45,6 @@ static const char script[] =
 	"function obj:m() me() mod.f() end\n"
 	"function g() me() obj:m() end\n"
 	"g()\n";
-
-struct frames {
-	uint64_t proto[16], pc[16];
-	unsigned int n;
-};
-
-/* The Lua frames the runtime's program shows, leaf first. */
-static void by_program(const struct vmstack_vm_found *found, pid_t pid, struct frames *fr)
-{
-	static u64 ips[64];
-	unsigned int n = lua_live_walk(&found->desc4, pid, ips, 64), i;
-
-	for (i = 0; i + 1 < n && fr->n < 16; i++)
-		if (vmstack_is_vmw(ips[i]) && vmstack_vmw_kind(ips[i]) == VMSTACK_VMW_SCRIPT) {
-			fr->proto[fr->n] = ips[i] & VMSTACK_VMW_VALUE_MASK;
-			fr->pc[fr->n++] = ips[++i];
-		}
-}
 
 /* The leaf, u, spins at line 3. */
 static void then_line(const void *build, pid_t pid, uint64_t leaf_proto, uint64_t leaf_pc)
@@ -136,32 +112,21 @@ static void across_live(const char *rt_name, const char *interp, const struct lu
 			const struct lua_code_facts *C, const char *mm)
 {
 	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
-	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
 	static struct vmstack_vm_found found;
-	char want[3][64], got[64], why[256];
-	struct vmstack_map m = { 0 };
-	struct frames fr = { .n = 0 };
+	char want[3][64], got[64];
+	struct vmstack_map m;
+	struct lua_live_frames fr;
 	struct user_regs_struct r;
 	struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT },
 			     caller = { .kind = VMSTACK_FRAME_SCRIPT };
 	uint64_t ci_it, ci_mm;
-	unsigned int k;
-	pid_t pid = lua_live_run(argv, across_script);
-	FILE *f;
+	pid_t pid = lua_live_attach(rt_name, interp, across_script, &found, &m);
 
 	if (!pid)
 		return;
-	CHECK(rt && !lua_live_code_map(pid, interp, &m));
-	memset(&found, 0, sizeof(found));
-	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
-	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	by_program(&found, pid, &fr);
-	f = fopen(NAMES, "r");
-	for (k = 0; f && k < 3 && fgets(want[k], sizeof(want[k]), f); k++)
-		want[k][strcspn(want[k], "\n")] = 0;
-	if (f)
-		fclose(f);
-	CHECK(k == 3 && !strcmp(want[1], mm) && !strcmp(want[2], "for iterator"));
+	lua_live_script_frames(&found.desc4, pid, &fr);
+	CHECK(lua_live_read_names(want, 3) == 3 && !strcmp(want[1], mm) &&
+	      !strcmp(want[2], "for iterator"));
 	/* The innermost activation: the iterator alone, marked. */
 	CHECK(fr.n >= 1 && (fr.pc[0] & VMSTACK_LUA_PC_FROM_LUA) && rt->across_mask);
 	CHECK(!ptrace(PTRACE_GETREGS, pid, 0, &r));
@@ -187,12 +152,7 @@ static void across_live(const char *rt_name, const char *interp, const struct lu
 		snprintf(got, sizeof(got), "nil");
 	fprintf(stderr, "  %s: the metamethod named %s, Lua says %s\n", interp, got, want[1]);
 	CHECK(!strcmp(got, want[1]));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	vmstack_file_put(m.file);
-	fake_mem_reset();
-	unlink(SCRIPT);
-	unlink(NAMES);
+	lua_live_detach(pid, &m);
 }
 
 UNIT_TEST(lua53_live_names_across)
@@ -215,32 +175,21 @@ UNIT_TEST(lua51_live_names_across)
 {
 	const struct vmstack_runtime *rt = vmstack_runtime_find("lua5.1");
 	const struct lua51_layout *L = &vmstack_lua515;
-	char *argv[] = { (char *)"/usr/bin/lua5.1", (char *)SCRIPT, (char *)NAMES, NULL };
 	static struct vmstack_vm_found found;
-	char want[3][64], got[64], why[256];
-	struct vmstack_map m = { 0 };
-	struct frames fr = { .n = 0 };
+	char want[3][64], got[64];
+	struct vmstack_map m;
+	struct lua_live_frames fr;
 	struct user_regs_struct r;
 	struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT },
 			     caller = { .kind = VMSTACK_FRAME_SCRIPT };
 	uint64_t ci, func, cl;
-	unsigned int k;
-	pid_t pid = lua_live_run(argv, across_script);
-	FILE *f;
+	pid_t pid = lua_live_attach("lua5.1", "/usr/bin/lua5.1", across_script, &found, &m);
 
 	if (!pid)
 		return;
-	CHECK(rt && !lua_live_code_map(pid, argv[0], &m));
-	memset(&found, 0, sizeof(found));
-	CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
-	CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-	by_program(&found, pid, &fr);
-	f = fopen(NAMES, "r");
-	for (k = 0; f && k < 3 && fgets(want[k], sizeof(want[k]), f); k++)
-		want[k][strcspn(want[k], "\n")] = 0;
-	if (f)
-		fclose(f);
-	CHECK(k == 3 && !strcmp(want[1], "nil") && !strcmp(want[2], "(for generator)"));
+	lua_live_script_frames(&found.desc4, pid, &fr);
+	CHECK(lua_live_read_names(want, 3) == 3 && !strcmp(want[1], "nil") &&
+	      !strcmp(want[2], "(for generator)"));
 	CHECK(fr.n >= 1 && (fr.pc[0] & VMSTACK_LUA_PC_FROM_LUA) && rt->across_mask);
 	CHECK(!ptrace(PTRACE_GETREGS, pid, 0, &r));
 	callee.value = fr.proto[0];
@@ -255,12 +204,7 @@ UNIT_TEST(lua51_live_names_across)
 		snprintf(got, sizeof(got), "nil");
 	fprintf(stderr, "  /usr/bin/lua5.1: the iterator named %s, Lua says %s\n", got, want[2]);
 	CHECK(!strcmp(got, want[2]));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	vmstack_file_put(m.file);
-	fake_mem_reset();
-	unlink(SCRIPT);
-	unlink(NAMES);
+	lua_live_detach(pid, &m);
 }
 
 /*
@@ -295,28 +239,23 @@ static void not_across_live(const char *rt_name, const char *interp,
 					    "a function a resumed coroutine called" };
 	static const int32_t line[] = { 1, 1, 2 };	/* where each is defined */
 	const struct vmstack_runtime *rt = vmstack_runtime_find(rt_name);
-	char *argv[] = { (char *)interp, (char *)SCRIPT, (char *)NAMES, NULL };
 	static struct vmstack_vm_found found;
-	char got[64], why[256];
-	struct vmstack_map m = { 0 };
+	char got[64];
+	struct vmstack_map m;
 	struct user_regs_struct r;
 	unsigned int k;
 
 	for (k = 0; k < 3; k++) {
-		struct frames fr = { .n = 0 };
+		struct lua_live_frames fr;
 		struct vmstack_frame callee = { .kind = VMSTACK_FRAME_SCRIPT },
 				     caller = { .kind = VMSTACK_FRAME_SCRIPT };
-		pid_t pid = lua_live_run(argv, not_across_scripts[k]);
+		pid_t pid = lua_live_attach(rt_name, interp, not_across_scripts[k], &found, &m);
 		int32_t defined = 0;
 		bool marked;
 
 		if (!pid)
 			return;
-		CHECK(rt && !lua_live_code_map(pid, interp, &m));
-		memset(&found, 0, sizeof(found));
-		CHECK(rt && rt->detect(&m, pid, &found, why, sizeof(why)) == VMSTACK_DETECT_YES);
-		CHECK(!ptrace(PTRACE_SEIZE, pid, 0, 0));
-		by_program(&found, pid, &fr);
+		lua_live_script_frames(&found.desc4, pid, &fr);
 		CHECK(fr.n >= 1 && !ptrace(PTRACE_GETREGS, pid, 0, &r));
 		/* The leaf is the spinning function (its line defined). */
 		CHECK(fr.n && !read_target(pid, fr.proto[0] + C->str.p_linedefined, &defined, 4) &&
@@ -333,12 +272,7 @@ static void not_across_live(const char *rt_name, const char *interp,
 		CHECK(!got[0]);
 		/* 5.3 and 5.4 mark neither a hook's function nor a finalizer. */
 		CHECK(k == 2 || !marked);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		vmstack_file_put(m.file);
-		fake_mem_reset();
-		unlink(SCRIPT);
-		unlink(NAMES);
+		lua_live_detach(pid, &m);
 	}
 }
 

@@ -26,6 +26,16 @@ static void toy_frame(unsigned long f, unsigned long prev, u16 flags,
 	fake_put64(f + 16, fn);
 }
 
+/* Frames @f1 and @f2 that call each other, the state's top @f1. */
+static void toy_cycle(unsigned long state, unsigned long f1, unsigned long f2)
+{
+	toy_fn(HEAP + 0x800, 0xa1);
+	toy_frame(f1, f2, 0, HEAP + 0x800);
+	toy_frame(f2, f1, 0, HEAP + 0x800);
+	fake_put8(state, 0x55);
+	fake_put64(state + 8, f1);
+}
+
 static void toy_ar(unsigned long ar, unsigned long state, s32 nres,
 		   unsigned long ra)
 {
@@ -70,11 +80,7 @@ UNIT_TEST(walk_vm_cycle)
 	unsigned int n;
 
 	mem_setup();
-	toy_fn(HEAP + 0x800, 0xa1);
-	toy_frame(f1, f2, 0, HEAP + 0x800);
-	toy_frame(f2, f1, 0, HEAP + 0x800);
-	fake_put8(state, 0x55);
-	fake_put64(state + 8, f1);
+	toy_cycle(state, f1, f2);
 	toy_ar(STACK + 0x100, state, 0, MAIN_RA);
 	w = walk_from(VM_LO + 0x10, STACK + 0x100, 0);
 	d.max_frames = 5;
@@ -146,11 +152,7 @@ UNIT_TEST(walk_vm_state_once_when_cut)
 	d.max_frames = 3;
 	CHECK(vmstack_desc3_check(&d) == NULL);
 	mem_setup();
-	toy_fn(HEAP + 0x800, 0xa1);
-	toy_frame(f1, f2, 0, HEAP + 0x800);
-	toy_frame(f2, f1, 0, HEAP + 0x800);
-	fake_put8(state, 0x55);
-	fake_put64(state + 8, f1);
+	toy_cycle(state, f1, f2);
 	fake_put64(state + 0x10, g);
 	fake_put32(g + 0x20, 7);
 	toy_ar(ar1, state, 0, VM_LO + 0x20);	/* called from the VM */
