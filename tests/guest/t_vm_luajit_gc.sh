@@ -14,8 +14,7 @@ cd /tmp || exit 1
 secs=$((2 * span))
 
 # run_one NAME ROOT_ERE COMMAND...: record COMMAND (the script runs twice
-# the recording), then the shares: rooted at ROOT_ERE, in GC steps from
-# traces and in trace exits, and of those rooted.
+# the recording), then the shares (shares NAME ROOT_ERE).
 run_one() {
 	local name=$1 root=$2 out=/tmp/ljgc-$1.folded
 	shift 2
@@ -30,6 +29,13 @@ run_one() {
 	wait $pid 2>/dev/null
 	cat /tmp/ljgc-$name.err
 	[ $rc = 0 ] || fail "$name: vmstack-record exited $rc"
+	shares $name "$root"
+}
+
+# shares NAME ROOT_ERE: of /tmp/ljgc-NAME.folded, the samples rooted at
+# ROOT_ERE, in GC steps from traces and in trace exits, and of those rooted.
+shares() {
+	local name=$1 root=$2 out=/tmp/ljgc-$1.folded
 	cp $out "$VMSTACK_RESULTS/"
 	sort -k2 -nr $out | head -5 | cut -c1-300
 	echo "unrooted:"
@@ -60,13 +66,19 @@ tenth() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b ? 100 * a / b : 0}'; 
 
 # Debian's luajit is stripped (lj_gc_step_jit is luajit+0x...): the [GC]
 # share against jit.p's v mode (G->vmstate at its samples, every 10 ms:
-# 100 a second), within 4 standard deviations of the difference of two
-# binomial shares, at least 3 points.
-run_one luajit '^luajit;_start;' luajit
-native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+\)?_\[vm\];(\[[A-Z][^;]*\]_\[vm\];)?luajit\+0x')
+# 100 a second) in the same run, recorded whole: the collector's share
+# differs from one run to the next by more than the sampling error (28% to
+# 44%; a debug-kernel run of 34% against vmstack's 26.5% in an earlier
+# run). Within 4 standard deviations of the difference of two binomial
+# shares, at least 3 points.
 jp_secs=$((4 * span))
-luajit -jp=v "$script" $jp_secs >/tmp/ljgc-jpv.txt 2>&1
-cat /tmp/ljgc-jpv.txt
+vmstack-record -q -o /tmp/ljgc-luajit.folded -- luajit -jp=v "$script" $jp_secs \
+	>/tmp/ljgc-jpv.txt 2>/tmp/ljgc-luajit.err
+rc=$?
+cat /tmp/ljgc-luajit.err /tmp/ljgc-jpv.txt
+[ $rc = 0 ] || fail "luajit: vmstack-record exited $rc"
+shares luajit '^luajit;_start;'
+native=$(stack_share /tmp/ljgc-luajit.folded 'gc_heavy\.lua:[0-9]+\)?_\[vm\];(\[[A-Z][^;]*\]_\[vm\];)?luajit\+0x')
 jp_gc=$(awk '$2 == "Garbage" {sub(/%/, "", $1); print $1}' /tmp/ljgc-jpv.txt)
 vm_gc=$(tenth $gc_all $total)
 tol=$(awk -v p="${jp_gc:-0}" -v n1=$((jp_secs * 100)) -v n2=$total 'BEGIN {
