@@ -21,8 +21,17 @@
 #include "ring.h"
 #include "session.h"
 
+/* Process (or, on PREEMPT_RT, thread) context: the reader may sleep in poll(). */
+static void vmstack_ring_wake(struct irq_work *work)
+{
+	struct vmstack_ring *r = container_of(work, struct vmstack_ring, wake);
+
+	wake_up_all(r->wait);
+}
+
 static void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
-			      unsigned int pages, unsigned int cpu)
+			      unsigned int pages, unsigned int cpu,
+			      wait_queue_head_t *wait)
 {
 	r->ctl = ctl_page;
 	r->data = (u8 *)ctl_page + PAGE_SIZE;
@@ -34,6 +43,9 @@ static void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
 	r->ctl->cpu = cpu;
 	r->ctl->abi_major = VMSTACK_ABI_MAJOR;
 	r->ctl->abi_minor = VMSTACK_ABI_MINOR;
+	init_irq_work(&r->wake, vmstack_ring_wake);
+	r->wait = wait;
+	r->woke = false;
 }
 
 /* How big the rings are: a control page and the data pages per CPU. */
@@ -87,20 +99,28 @@ int vmstack_rings_alloc(struct vmstack_session *s)
 	s->area = vmap(s->pages, s->nr_pages, VM_MAP | VM_USERMAP, PAGE_KERNEL);
 	if (!s->area)
 		return -ENOMEM;
+	init_waitqueue_head(&s->ring_wait);
 	for_each_possible_cpu(cpu) {
 		if (cpu >= s->nr_rings)
 			break;
 		vmstack_ring_init(&per_cpu_ptr(s->pcpu, cpu)->ring,
 				  (u8 *)s->area + cpu * s->ring_stride,
-				  s->cfg.ring_pages, cpu);
+				  s->cfg.ring_pages, cpu, &s->ring_wait);
 	}
+	s->rings_ready = true;
 	return 0;
 }
 
+/* After the events stopped: no handler queues a wake-up any more. */
 void vmstack_rings_free(struct vmstack_session *s)
 {
 	unsigned long i;
+	unsigned int cpu;
 
+	if (s->rings_ready)
+		for_each_possible_cpu(cpu)
+			if (cpu < s->nr_rings)
+				irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->ring.wake);
 	if (s->area)
 		vunmap(s->area);
 	for (i = 0; s->pages && i < s->nr_pages && s->pages[i]; i++)
@@ -129,6 +149,30 @@ int vmstack_rings_mmap(struct vmstack_session *s, struct vm_area_struct *vma)
 	vm_flags_clear(vma, VM_MAYEXEC);
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY | VM_IO);
 	return remap_vmalloc_range(vma, s->area, 0);
+}
+
+/* How full @r is; the reader's tail is only compared here, never trusted. */
+static u64 vmstack_ring_fill(struct vmstack_ring *r, u64 head)
+{
+	return head - READ_ONCE(r->ctl->tail);
+}
+
+__poll_t vmstack_rings_poll(struct vmstack_session *s, struct file *file, poll_table *pt)
+{
+	struct vmstack_ring *r;
+	unsigned int cpu;
+
+	poll_wait(file, &s->ring_wait, pt);
+	for_each_possible_cpu(cpu) {
+		if (cpu >= s->nr_rings)
+			break;
+		r = &per_cpu_ptr(s->pcpu, cpu)->ring;
+		/* Pairs with the handler's release of head: the records are there. */
+		if (vmstack_ring_fill(r, smp_load_acquire(&r->ctl->head)) >=
+		    r->size >> VMSTACK_RING_WAKEUP_SHIFT)
+			return EPOLLIN | EPOLLRDNORM;
+	}
+	return 0;
 }
 
 /*
@@ -171,4 +215,14 @@ void vmstack_ring_commit(struct vmstack_ring *r, u32 size)
 	r->head += size;
 	/* The record (and any pad before it) is visible before head moves. */
 	smp_store_release(&r->ctl->head, r->head);
+	/*
+	 * A bad tail (the reader's) at worst wakes it at every sample of
+	 * this CPU, or never: its own loss.
+	 */
+	if (vmstack_ring_fill(r, r->head) < r->size >> VMSTACK_RING_WAKEUP_SHIFT) {
+		r->woke = false;
+	} else if (!r->woke) {
+		r->woke = true;
+		irq_work_queue(&r->wake);
+	}
 }

@@ -149,11 +149,19 @@ static int vmstack_file_mmap(struct file *file, struct vm_area_struct *vma)
 	return vmstack_rings_mmap(s, vma);
 }
 
+static __poll_t vmstack_file_poll(struct file *file, poll_table *pt)
+{
+	struct vmstack_session *s = file->private_data;
+
+	return s ? vmstack_rings_poll(s, file, pt) : EPOLLERR;
+}
+
 static const struct file_operations vmstack_session_fops = {
 	.owner = THIS_MODULE,
 	.release = vmstack_file_release,
 	.flush = vmstack_file_flush,
 	.mmap = vmstack_file_mmap,
+	.poll = vmstack_file_poll,
 	.llseek = noop_llseek,
 };
 

@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <asm/local64.h>
 #include <linux/vmstack.h>
 #include "access.h"
@@ -133,6 +134,8 @@ struct vmstack_session {
 	size_t area_size;
 	size_t ring_stride;		/* control page + data pages */
 	unsigned int nr_rings;
+	bool rings_ready;		/* each CPU's ring set up (its wake-up too) */
+	wait_queue_head_t ring_wait;	/* poll() on the file */
 	/*
 	 * lock: the events (netlink and CPU hotplug change them), and every
 	 * writer of the target set, its rules and descriptors.

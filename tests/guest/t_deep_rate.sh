@@ -3,7 +3,9 @@
 # record the depth allows, and drains again at once after finding a ring
 # over half full. A process 600 frames deep (256 kept, the default
 # --max-depth), recorded at -F 4000 and -F 999: at most 1% lost in full
-# rings (samples the handler's time budget drops are counted apart).
+# rings (samples the handler's time budget drops are counted apart). And
+# what lets it: the module wakes a reader sleeping in poll() when a ring is
+# a quarter full (ABI 4.2), and not before (vmstack-probe wake: no timer).
 . tests/guest/lib.sh
 err=/tmp/deep_rate.err
 out=/tmp/deep_rate.folded
@@ -29,4 +31,10 @@ for hz in 4000 999; do
 	[ "${deepest:-0}" -ge 250 ] || fail "stacks short of the depth cap at -F $hz: $deepest frames"
 	awk -v p="$pct" 'BEGIN {exit !(p <= 1)}' || fail "$pct% of the samples lost in full rings at -F $hz"
 done
+build/workloads/deep 600 $((6 * span)) &
+pid=$!
+sleep 0.5
+vmstack-probe wake $pid $((2 * span)) || fail "the reader was not woken by the rings' fill alone, or early"
+kill $pid
+wait $pid 2>/dev/null
 true

@@ -67,11 +67,14 @@ void record_loop(struct recording *r)
 	struct vmstack_cpu_counts c;
 
 	/*
-	 * Wake when a ring can be a quarter full, every sample the largest
-	 * the depth allows (ring_size.h); and at once after a drain that
-	 * found one over half full, so a burst does not wait a period.
+	 * The module wakes us when a ring is a quarter full (4.2): the timer
+	 * is for -d, the status line and new mappings. An older one does
+	 * not: wake when a ring can be a quarter full, every sample the
+	 * largest the depth allows (ring_size.h). Either way at once after
+	 * a drain that found one over half full, so a burst does not wait.
 	 */
-	r->drain_ms = ring_drain_ms(r->session.started.ring_pages, (size_t)sysconf(_SC_PAGESIZE),
+	r->drain_ms = r->session.wake_fd >= 0 ? RING_DRAIN_MAX_MS :
+		      ring_drain_ms(r->session.started.ring_pages, (size_t)sysconf(_SC_PAGESIZE),
 				    r->session.started.freq,
 				    ring_record_max(o->max_depth, o->kernel));
 	t0 = last_status = last_change = record_now();

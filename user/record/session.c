@@ -24,6 +24,7 @@ int record_session_connect(struct record_session *s)
 	char msg[256];
 
 	s->started.fd = -1;
+	s->wake_fd = -1;
 	if (vmstack_nl_connect(&s->nl, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": %s\n", msg);
 		return -1;
@@ -200,6 +201,9 @@ int record_session_start(struct record_session *s, const struct record_options *
 	}
 	s->rings = xcalloc(s->started.nr_cpus, sizeof(*s->rings));
 	vmstack_ring_views(s->area, s->started.nr_cpus, s->started.ring_pages, page, s->rings);
+	/* An older module's file polls always readable: the timer alone then. */
+	if (s->rings[0].ctl->abi_major == VMSTACK_ABI_MAJOR && s->rings[0].ctl->abi_minor >= 2)
+		s->wake_fd = s->started.fd;
 	return 0;
 }
 
@@ -239,6 +243,7 @@ void record_session_end(struct record_session *s)
 	free(s->rings);
 	s->area = NULL;
 	s->started.fd = -1;
+	s->wake_fd = -1;
 	s->rings = NULL;
 }
 

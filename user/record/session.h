@@ -21,6 +21,7 @@ struct record_session {
 	void *area;			/* every CPU's ring, mapped */
 	size_t area_size;
 	struct vmstack_ring_view *rings;	/* one per CPU in @area */
+	int wake_fd;			/* started.fd if it polls by fill (4.2), else -1 */
 	int ring_broken;		/* said that a ring is corrupt */
 };
 

@@ -58,11 +58,13 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		fprintf(stderr, TOOL ": %zu processes started while recording were described %.0f ms (median; max %.0f ms) after they started (1/%ld s steps)\n",
 			n, 1e3 * d[n / 2], 1e3 * d[n - 1], sysconf(_SC_CLK_TCK));
 	}
-	fprintf(stderr, TOOL ": rings: %u pages a CPU (%zu KiB) on %u CPUs, drained every %u ms; %" PRIu64
+	fprintf(stderr, TOOL ": rings: %u pages a CPU (%zu KiB) on %u CPUs, drained %s%u ms; %" PRIu64
 		" of %" PRIu64 " drains found one over half full (drained again at once)\n",
 		r->session.started.ring_pages,
 		(size_t)r->session.started.ring_pages * (size_t)sysconf(_SC_PAGESIZE) >> 10,
-		r->session.started.nr_cpus, r->drain_ms, r->drains_full, r->drains);
+		r->session.started.nr_cpus,
+		r->session.wake_fd >= 0 ? "when one is a quarter full, or after " : "every ",
+		r->drain_ms, r->drains_full, r->drains);
 	fprintf(stderr, TOOL ": events: %s; %" PRIu64 " interrupts taken, %" PRIu64
 		" of them in the target\n", r->session.started.task_events ?
 		(r->o->children ? "one on the command, inherited by its threads and child processes" : "one on the target, inherited by its threads") : "one per CPU, filtered by process",

@@ -52,7 +52,7 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
 	ts->n = ts->named = o->all || o->cgroup ? 0 : o->npids;
 	ts->cap = ts->whole || ts->follow ? whole_capacity() : o->npids;
 	ts->t = xcalloc(ts->cap, sizeof(*ts->t));
-	ts->pfd = xcalloc(ts->cap, sizeof(*ts->pfd));
+	ts->pfd = xcalloc(ts->cap + 1, sizeof(*ts->pfd));	/* and the session's */
 	ts->pfd_target = xcalloc(ts->cap, sizeof(*ts->pfd_target));
 	for (i = 0; i < ts->n; i++) {
 		struct vmstack_target *t = &ts->t[i];
@@ -146,9 +146,14 @@ struct vmstack_target *record_targets_of_sample(struct record_targets *ts, int p
 	return t;
 }
 
-/* A target without a pidfd (an old kernel) is looked at with kill(pid, 0). */
+/*
+ * A target without a pidfd (an old kernel) is looked at with kill(pid, 0).
+ * The session's file, when the module wakes its reader (4.2), ends the
+ * wait as soon as a ring is filled to its mark.
+ */
 void record_targets_wait(struct record_targets *ts, int ms)
 {
+	int wake_fd = ts->session->wake_fd;
 	nfds_t n = 0, j;
 	size_t i;
 
@@ -157,8 +162,10 @@ void record_targets_wait(struct record_targets *ts, int ms)
 			ts->pfd_target[n] = i;
 			ts->pfd[n++] = (struct pollfd){ .fd = ts->t[i].pidfd, .events = POLLIN };
 		}
-	if (n)
-		poll(ts->pfd, n, ms);
+	if (wake_fd >= 0)
+		ts->pfd[n] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
+	if (n || wake_fd >= 0)
+		poll(ts->pfd, n + (wake_fd >= 0), ms);
 	else
 		usleep((useconds_t)ms * 1000);
 	/* A readable pidfd: its process exited. Those without one: kill(pid, 0). */

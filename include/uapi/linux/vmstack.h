@@ -68,6 +68,8 @@
  *        appended to struct vmstack_vm_desc4: compiled code the id does
  *        not name (a garbage collector's step it called, an exit stub)
  *        is the VM's where one of its code areas holds it.
+ *   4.2  poll() on the session's file: readable when a ring is filled to
+ *        VMSTACK_RING_WAKEUP_SHIFT (before, its poll said always readable).
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -77,7 +79,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	4
-#define VMSTACK_ABI_MINOR	1
+#define VMSTACK_ABI_MINOR	2
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -388,7 +390,12 @@ enum vmstack_event {
  * reader consumes records from tail to head, then writes tail (release).
  * Records never wrap: a VMSTACK_REC_PAD record fills the end of the buffer
  * when the next record would not fit.
+ *
+ * The session's file polls readable (POLLIN, 4.2) while a ring holds at
+ * least 1 / 2^VMSTACK_RING_WAKEUP_SHIFT of its size: a reader sleeps in
+ * poll() until then, instead of draining on a timer sized for the worst.
  */
+#define VMSTACK_RING_WAKEUP_SHIFT	2
 struct vmstack_ring_ctl {
 	__u64 head;		/* written by the kernel */
 	__u64 tail;		/* written by the reader */

@@ -15,6 +15,7 @@
  *   vmstack-probe memcap PID OTHER
  *   vmstack-probe pidns OTHER
  *   vmstack-probe genlwait PID SECONDS
+ *   vmstack-probe wake PID SECONDS
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  * "sessions" opens N sessions at once and exits 0 only if all opened.
@@ -48,12 +49,14 @@
  * family lookup, which holds the generic netlink mutex) while other
  * processes start and close sessions with the largest rings and upload
  * the largest unwind tables on PID, and alone before that; prints both.
+ * "wake" reads a session on PID only when poll() on its file says a ring
+ * is filled to its mark: none may be lost, and no wake-up come early.
  *
  * One file per concern in this folder, sharing probe.h: this one holds
  * the dispatch, the session helpers the others share and the plain
  * session commands (hold, sessions); fuzz.c the netlink fuzzer, vmfuzz.c
  * the VM descriptor fuzzer, safety.c intrude, forkcheck, hotplug and
- * hostile, bookkeeping.c targets, memcap, pidns and genlwait.
+ * hostile, bookkeeping.c targets, memcap, pidns and genlwait, wake.c wake.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +233,8 @@ int main(int argc, char **argv)
 		return pidns(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "memcap"))
 		return memcap(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "wake"))
+		return wake(atoi(argv[2]), atof(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "hostile"))
 		return hostile(atoi(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of vmstack-probe.c\n");

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmstack-probe wake PID SECONDS: the session's file wakes its reader when
+ * a ring is filled to its mark (ABI 4.2, VMSTACK_RING_WAKEUP_SHIFT), and
+ * only then. The reader here has no timer: it sleeps in poll() for up to
+ * 2 s at a time, and drains only when woken. The rings are small and the
+ * records large (PID should be deep), so a reader that waited for the
+ * timeout would lose most samples. Fails unless none was dropped for want
+ * of room (the handler's time budget drops apart), every wake-up found a ring at or over its mark, and there was
+ * at least one.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+#define WAKE_RING_PAGES	64
+#define WAKE_FREQ	999
+
+/* The fullest of @n rings, in bytes. */
+static uint64_t fullest(const struct vmstack_ring_view *v, unsigned int n)
+{
+	uint64_t most = 0, used;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		used = vmstack_ring_used(&v[i]);
+		most = used > most ? used : most;
+	}
+	return most;
+}
+
+int wake(int pid, double secs)
+{
+	struct vmstack_start_req req = { .pid = pid, .freq = WAKE_FREQ,
+		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
+		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = WAKE_RING_PAGES };
+	unsigned long wakes = 0, early = 0, timeouts = 0, read = 0, dropped = 0;
+	struct vmstack_cpu_counts c[64];
+	struct vmstack_ring_view v[64];
+	struct vmstack_started s;
+	struct vmstack_nl *nl;
+	uint64_t mark, most;
+	unsigned int i, n;
+	char msg[256];
+	size_t size;
+	double t0;
+	void *area;
+
+	if (vmstack_nl_connect(&nl, msg, sizeof(msg)) ||
+	    open_mapped(nl, &req, &s, &area, &size, v))
+		return 2;
+	if (v[0].ctl->abi_minor < 2) {
+		fprintf(stderr, "probe: the module is ABI %u.%u: no wake-up by fill\n",
+			v[0].ctl->abi_major, v[0].ctl->abi_minor);
+		return 1;
+	}
+	mark = v[0].size >> VMSTACK_RING_WAKEUP_SHIFT;
+	for (t0 = now(); now() - t0 < secs;) {
+		struct pollfd p = { .fd = s.fd, .events = POLLIN };
+
+		if (poll(&p, 1, 2000) == 0) {
+			timeouts++;
+			continue;
+		}
+		/* Only we drain: a ring's fill can only have grown since. */
+		most = fullest(v, s.nr_cpus);
+		wakes++;
+		early += most < mark;
+		if (most < mark)
+			fprintf(stderr, "probe: woken with the fullest ring at %llu bytes, under the mark %llu\n",
+				(unsigned long long)most, (unsigned long long)mark);
+		for (i = 0; i < s.nr_cpus; i++)
+			vmstack_ring_drain(&v[i], count_sample, &read);
+	}
+	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
+	if (vmstack_nl_cpu_stats(nl, s.fd, c, 64, &n, msg, sizeof(msg))) {
+		fprintf(stderr, "probe: stats: %s\n", msg);
+		return 2;
+	}
+	/* The handler's time budget (the debug kernel's deep walks) is not the ring's. */
+	for (i = 0; i < n; i++)
+		dropped += VMSTACK_CNT(&c[i], DROPPED) - VMSTACK_CNT(&c[i], THROTTLED);
+	printf("ring %llu bytes, mark %llu; %lu samples read, %lu dropped; %lu wake-ups (%lu under the mark), %lu poll timeouts\n",
+	       (unsigned long long)v[0].size, (unsigned long long)mark, read, dropped, wakes,
+	       early, timeouts);
+	munmap(area, size);
+	close(s.fd);
+	vmstack_nl_close(nl);
+	return dropped || early || !wakes || !read;
+}
