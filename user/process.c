@@ -227,10 +227,9 @@ void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 }
 
 const struct vmstack_vm_across *vmstack_process_vm_across(const struct vmstack_process *p,
-							  const struct vmstack_frame *f)
+							  unsigned int vm)
 {
-	return f->vm < VMSTACK_VM_MAX && p->vm_namer[f->vm].across.mask ?
-	       &p->vm_namer[f->vm].across : NULL;
+	return vm < VMSTACK_VM_MAX && p->vm_namer[vm].across.mask ? &p->vm_namer[vm].across : NULL;
 }
 
 void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm,
@@ -238,12 +237,6 @@ void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm,
 {
 	if (vm < VMSTACK_VM_MAX)
 		p->vm_namer[vm].across = *a;
-}
-
-struct vmstack_vm_across vmstack_process_vm_across_of(const struct vmstack_process *p,
-						      unsigned int vm)
-{
-	return vm < VMSTACK_VM_MAX ? p->vm_namer[vm].across : (struct vmstack_vm_across){ 0 };
 }
 
 /* The PC a frame's name is kept by: 0 unless its runtime names lines. */

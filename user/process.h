@@ -118,16 +118,17 @@ struct vmstack_vm_namer {
 	bool by_pc;		/* names differ by the frame's PC (lines): kept by word and PC */
 	struct vmstack_vm_across across;	/* mask 0: none (vm/runtime.h) */
 };
-/* Which of @f's VM's frames are named across native frames: vmstack_frames_caller's @across. */
+/*
+ * Which of VM @vm's frames are named across native frames (vmstack_frames_caller's
+ * @across; raw_file.c keeps it): NULL when none are.
+ */
 const struct vmstack_vm_across *vmstack_process_vm_across(const struct vmstack_process *p,
-							  const struct vmstack_frame *f);
+							  unsigned int vm);
 void vmstack_process_set_vm_namer(struct vmstack_process *p, unsigned int vm,
 				  const struct vmstack_vm_namer *namer);
 /* VM @vm's frames named across native frames, as a recording keeps them (raw_file.c). */
 void vmstack_process_set_vm_across(struct vmstack_process *p, unsigned int vm,
 				   const struct vmstack_vm_across *a);
-struct vmstack_vm_across vmstack_process_vm_across_of(const struct vmstack_process *p,
-						      unsigned int vm);
 /*
  * Name VM frame @f now (while the process lives), if not named yet, and
  * what @caller (the VM frame below it, vmstack_frames_caller(), or NULL)

@@ -323,7 +323,7 @@ static void name_stack(struct vmstack_profile *p, const struct vmstack_stack *s,
 		nk += f.kind == VMSTACK_FRAME_KERNEL;
 		nl += frame_ids(p, src->proc, &f,
 				vmstack_frames_caller(&it, &f, &caller,
-						      vmstack_process_vm_across(src->proc, &f)),
+						      vmstack_process_vm_across(src->proc, f.vm)),
 				callee_kind, o->lines, leaf + nl);
 		callee_kind = f.kind;
 	}

@@ -58,17 +58,17 @@ static int write_vm_site(void *arg, const struct vmstack_vm_site *s, const char 
 /* "vmacross N" and a line per VM whose frames are named across native frames. */
 static int write_vm_across(FILE *f, const struct vmstack_process *proc)
 {
-	struct vmstack_vm_across a;
+	const struct vmstack_vm_across *a;
 	unsigned int vm, n = 0;
 
 	for (vm = 0; vm < VMSTACK_VM_MAX; vm++)
-		n += vmstack_process_vm_across_of(proc, vm).mask != 0;
+		n += vmstack_process_vm_across(proc, vm) != NULL;
 	if (fprintf(f, "vmacross %u\n", n) < 0)
 		return -1;
 	for (vm = 0; vm < VMSTACK_VM_MAX; vm++) {
-		a = vmstack_process_vm_across_of(proc, vm);
-		if (a.mask && fprintf(f, "%u %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
-				      vm, a.mask, a.bits, a.stop_lo, a.stop_hi) < 0)
+		a = vmstack_process_vm_across(proc, vm);
+		if (a && fprintf(f, "%u %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+				 vm, a->mask, a->bits, a->stop_lo, a->stop_hi) < 0)
 			return -1;
 	}
 	return 0;

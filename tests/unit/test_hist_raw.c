@@ -108,13 +108,11 @@ UNIT_TEST(raw_file_round_trip)
 
 		CHECK(!strcmp(frame_text(raw.proc, &f, msg, sizeof(msg)), "app.lua:10"));
 		{
-			const struct vmstack_vm_across *a = vmstack_process_vm_across(raw.proc, &f);
+			const struct vmstack_vm_across *a = vmstack_process_vm_across(raw.proc, f.vm);
 
 			CHECK(a && a->mask == 3 && a->bits == 2 && a->stop_lo == 0x7000 &&
 			      a->stop_hi == 0x7100);
-			f.vm = 1;
-			CHECK(!vmstack_process_vm_across(raw.proc, &f));
-			f.vm = 0;
+			CHECK(!vmstack_process_vm_across(raw.proc, 1));
 		}
 		vmstack_process_name(raw.proc, &f, &caller, &n, msg, sizeof(msg));
 		CHECK(!strcmp(n.function, "spin") && n.line == 10 &&

@@ -48,7 +48,7 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 		if (vmstack_frame_is_vm(f.kind))
 			vmstack_process_note_vm(t->proc, &f,
 						vmstack_frames_caller(&it, &f, &caller,
-								      vmstack_process_vm_across(t->proc, &f)));
+								      vmstack_process_vm_across(t->proc, f.vm)));
 		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
 			 !vmstack_process_knows(t->proc, f.value))
 			t->maps_stale = 1;
@@ -69,6 +69,8 @@ int record_drain(struct recording *r)
 			full |= used > v->size / 2;
 		} else if (!s->ring_broken) {
 			s->ring_broken = 1;
+			/* It stays full: its file would poll readable at once, always. */
+			s->wake_fd = -1;
 			fprintf(stderr, TOOL ": ring of CPU %u is corrupt; its samples are lost\n",
 				cpu);
 		}
