@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include "events.h"
+#include "ring.h"
 #include "sample.h"
 #include "session.h"
 
@@ -177,7 +178,7 @@ void vmstack_events_stop(struct vmstack_session *s)
 	bool hotplug;
 
 	mutex_lock(&s->lock);
-	s->stopped = true;
+	WRITE_ONCE(s->stopped, true);
 	s->sampling = false;
 	hotplug = s->hotplug;
 	s->hotplug = false;
@@ -190,6 +191,7 @@ void vmstack_events_stop(struct vmstack_session *s)
 	/* The inherited events go with it, as synchronously. */
 	if (task_event)
 		perf_event_release_kernel(task_event);
+	vmstack_rings_hangup(s);
 }
 
 void vmstack_events_resume(struct vmstack_session *s)

@@ -21,17 +21,22 @@
 #include "ring.h"
 #include "session.h"
 
-/* Process (or, on PREEMPT_RT, thread) context: the reader may sleep in poll(). */
-static void vmstack_ring_wake(struct irq_work *work)
+/*
+ * The session's wake-up: an interrupt after the handler's (its own IPI or
+ * the next tick), or on PREEMPT_RT the irq_work thread, where the wait
+ * queue's lock may be taken. One for every ring: a CPU that finds it
+ * already queued needs none of its own, as poll() looks at every ring.
+ */
+static void vmstack_rings_wake(struct irq_work *work)
 {
-	struct vmstack_ring *r = container_of(work, struct vmstack_ring, wake);
+	struct vmstack_session *s = container_of(work, struct vmstack_session, ring_wake);
 
-	wake_up_all(r->wait);
+	wake_up_poll(&s->ring_wait, EPOLLIN | EPOLLRDNORM);
 }
 
 static void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
 			      unsigned int pages, unsigned int cpu,
-			      wait_queue_head_t *wait)
+			      struct irq_work *wake)
 {
 	r->ctl = ctl_page;
 	r->data = (u8 *)ctl_page + PAGE_SIZE;
@@ -43,8 +48,7 @@ static void vmstack_ring_init(struct vmstack_ring *r, void *ctl_page,
 	r->ctl->cpu = cpu;
 	r->ctl->abi_major = VMSTACK_ABI_MAJOR;
 	r->ctl->abi_minor = VMSTACK_ABI_MINOR;
-	init_irq_work(&r->wake, vmstack_ring_wake);
-	r->wait = wait;
+	r->wake = wake;
 	r->woke = false;
 }
 
@@ -100,27 +104,25 @@ int vmstack_rings_alloc(struct vmstack_session *s)
 	if (!s->area)
 		return -ENOMEM;
 	init_waitqueue_head(&s->ring_wait);
+	init_irq_work(&s->ring_wake, vmstack_rings_wake);
 	for_each_possible_cpu(cpu) {
 		if (cpu >= s->nr_rings)
 			break;
 		vmstack_ring_init(&per_cpu_ptr(s->pcpu, cpu)->ring,
 				  (u8 *)s->area + cpu * s->ring_stride,
-				  s->cfg.ring_pages, cpu, &s->ring_wait);
+				  s->cfg.ring_pages, cpu, &s->ring_wake);
 	}
 	s->rings_ready = true;
 	return 0;
 }
 
-/* After the events stopped: no handler queues a wake-up any more. */
+/* After the events stopped: no handler queues the wake-up any more. */
 void vmstack_rings_free(struct vmstack_session *s)
 {
 	unsigned long i;
-	unsigned int cpu;
 
 	if (s->rings_ready)
-		for_each_possible_cpu(cpu)
-			if (cpu < s->nr_rings)
-				irq_work_sync(&per_cpu_ptr(s->pcpu, cpu)->ring.wake);
+		irq_work_sync(&s->ring_wake);
 	if (s->area)
 		vunmap(s->area);
 	for (i = 0; s->pages && i < s->nr_pages && s->pages[i]; i++)
@@ -163,6 +165,9 @@ __poll_t vmstack_rings_poll(struct vmstack_session *s, struct file *file, poll_t
 	unsigned int cpu;
 
 	poll_wait(file, &s->ring_wait, pt);
+	/* Stopped for good (vmstack_rings_hangup): nothing more will come. */
+	if (READ_ONCE(s->stopped))
+		return EPOLLHUP;
 	for_each_possible_cpu(cpu) {
 		if (cpu >= s->nr_rings)
 			break;
@@ -173,6 +178,12 @@ __poll_t vmstack_rings_poll(struct vmstack_session *s, struct file *file, poll_t
 			return EPOLLIN | EPOLLRDNORM;
 	}
 	return 0;
+}
+
+void vmstack_rings_hangup(struct vmstack_session *s)
+{
+	if (s->rings_ready)
+		wake_up_poll(&s->ring_wait, EPOLLHUP);
 }
 
 /*
@@ -191,6 +202,7 @@ void *vmstack_ring_reserve(struct vmstack_ring *r, u32 size, bool *bad_tail)
 	struct vmstack_rec_hdr *pad;
 
 	*bad_tail = false;
+	r->from = head;
 	if (tail > head || head - tail > r->size) {
 		*bad_tail = true;
 		return NULL;
@@ -212,17 +224,24 @@ void *vmstack_ring_reserve(struct vmstack_ring *r, u32 size, bool *bad_tail)
 
 void vmstack_ring_commit(struct vmstack_ring *r, u32 size)
 {
+	u64 mark = r->size >> VMSTACK_RING_WAKEUP_SHIFT;
+	u64 tail;
+
 	r->head += size;
 	/* The record (and any pad before it) is visible before head moves. */
 	smp_store_release(&r->ctl->head, r->head);
 	/*
-	 * A bad tail (the reader's) at worst wakes it at every sample of
-	 * this CPU, or never: its own loss.
+	 * Wake the reader when the fill rises past the mark: once, until it
+	 * is found below the mark before a record (the reader drained), even
+	 * if that record (and its pad) takes it past the mark again at once.
+	 * A bad tail (the reader's) at worst wakes it at every sample of this
+	 * CPU, or never: its own loss.
 	 */
-	if (vmstack_ring_fill(r, r->head) < r->size >> VMSTACK_RING_WAKEUP_SHIFT) {
+	tail = READ_ONCE(r->ctl->tail);
+	if (r->from - tail < mark)
 		r->woke = false;
-	} else if (!r->woke) {
+	if (r->head - tail >= mark && !r->woke) {
 		r->woke = true;
-		irq_work_queue(&r->wake);
+		irq_work_queue(r->wake);
 	}
 }

@@ -7,12 +7,12 @@
 #ifndef _VMSTACK_RING_H
 #define _VMSTACK_RING_H
 
-#include <linux/irq_work.h>
 #include <linux/poll.h>
 #include <linux/types.h>
 #include <linux/vmstack.h>
 
 struct file;
+struct irq_work;
 struct netlink_ext_ack;
 struct vm_area_struct;
 struct vmstack_caller;
@@ -24,14 +24,14 @@ struct vmstack_ring {
 	u8 *data;
 	u64 size;			/* bytes, a power of 2 */
 	u64 head;			/* ours; ctl->head only mirrors it */
+	u64 from;			/* head before the record being written */
 	/*
-	 * The reader sleeps in poll() until a ring is filled to its
-	 * watermark (VMSTACK_RING_WAKEUP_SHIFT): the handler, which may be
-	 * in NMI, cannot wake it itself, so it queues @wake, once each time
-	 * the ring's fill rises past the mark.
+	 * The reader sleeps in poll() until a ring is filled to its mark
+	 * (VMSTACK_RING_WAKEUP_SHIFT): the handler, which may be in an NMI,
+	 * cannot wake it itself, so it queues the session's @wake, once each
+	 * time its ring's fill rises past the mark.
 	 */
-	struct irq_work wake;
-	wait_queue_head_t *wait;	/* the session's */
+	struct irq_work *wake;
 	bool woke;			/* queued since the fill last fell below */
 };
 
@@ -43,8 +43,10 @@ int vmstack_rings_charge(struct vmstack_session *s, const struct vmstack_caller 
 int vmstack_rings_alloc(struct vmstack_session *s);
 void vmstack_rings_free(struct vmstack_session *s);
 int vmstack_rings_mmap(struct vmstack_session *s, struct vm_area_struct *vma);
-/* Readable when a ring is filled to its watermark. */
+/* Readable when a ring is filled to its mark; hung up once stopped. */
 __poll_t vmstack_rings_poll(struct vmstack_session *s, struct file *file, poll_table *pt);
+/* Stopped for good: wake the file's pollers (they find it hung up). */
+void vmstack_rings_hangup(struct vmstack_session *s);
 
 /* One CPU's ring, from its handler (no lock: it cannot nest). */
 void *vmstack_ring_reserve(struct vmstack_ring *r, u32 size, bool *bad_tail);

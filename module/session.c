@@ -153,6 +153,7 @@ static __poll_t vmstack_file_poll(struct file *file, poll_table *pt)
 {
 	struct vmstack_session *s = file->private_data;
 
+	/* As mmap: a file reopened through /proc/PID/fd carries no session. */
 	return s ? vmstack_rings_poll(s, file, pt) : EPOLLERR;
 }
 

@@ -10,6 +10,7 @@
 
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -134,8 +135,9 @@ struct vmstack_session {
 	size_t area_size;
 	size_t ring_stride;		/* control page + data pages */
 	unsigned int nr_rings;
-	bool rings_ready;		/* each CPU's ring set up (its wake-up too) */
+	bool rings_ready;		/* each CPU's ring set up, and ring_wake */
 	wait_queue_head_t ring_wait;	/* poll() on the file */
+	struct irq_work ring_wake;	/* queued by the handlers (ring.c) */
 	/*
 	 * lock: the events (netlink and CPU hotplug change them), and every
 	 * writer of the target set, its rules and descriptors.

@@ -5,7 +5,8 @@
 # --max-depth), recorded at -F 4000 and -F 999: at most 1% lost in full
 # rings (samples the handler's time budget drops are counted apart). And
 # what lets it: the module wakes a reader sleeping in poll() when a ring is
-# a quarter full (ABI 4.2), and not before (vmstack-probe wake: no timer).
+# a quarter full (ABI 4.2), and not before (vmstack-probe wake: no timer),
+# on default and on the smallest rings.
 . tests/guest/lib.sh
 err=/tmp/deep_rate.err
 out=/tmp/deep_rate.folded
@@ -35,6 +36,10 @@ build/workloads/deep 600 $((6 * span)) &
 pid=$!
 sleep 0.5
 vmstack-probe wake $pid $((2 * span)) || fail "the reader was not woken by the rings' fill alone, or early"
+# The smallest rings (4 pages, a mark of 4 KiB): a drained ring's next
+# record and the pad before it can cross the mark at once; 50 Hz leaves
+# the reader 100 ms to wake.
+vmstack-probe wake $pid $((2 * span)) 4 50 || fail "small rings: the reader was not woken by the fill alone, or early"
 kill $pid
 wait $pid 2>/dev/null
 true

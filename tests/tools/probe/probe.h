@@ -38,6 +38,6 @@ int targets(int pid, int other, double secs);		/* bookkeeping.c */
 int memcap(int pid, int other);
 int pidns(int other);
 int genlwait(int pid, double secs);
-int wake(int pid, double secs);				/* wake.c */
+int wake(int pid, double secs, unsigned int pages, unsigned int freq); /* wake.c */
 
 #endif

@@ -15,7 +15,7 @@
  *   vmstack-probe memcap PID OTHER
  *   vmstack-probe pidns OTHER
  *   vmstack-probe genlwait PID SECONDS
- *   vmstack-probe wake PID SECONDS
+ *   vmstack-probe wake PID SECONDS [RING_PAGES FREQ]
  * "hold" prints the counters and exits 1 unless, for every CPU,
  * taken == written + dropped (and, when draining, read == written).
  * "sessions" opens N sessions at once and exits 0 only if all opened.
@@ -233,8 +233,9 @@ int main(int argc, char **argv)
 		return pidns(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "memcap"))
 		return memcap(atoi(argv[2]), atoi(argv[3]));
-	if (argc == 4 && !strcmp(argv[1], "wake"))
-		return wake(atoi(argv[2]), atof(argv[3]));
+	if ((argc == 4 || argc == 6) && !strcmp(argv[1], "wake"))
+		return wake(atoi(argv[2]), atof(argv[3]), argc > 4 ? (unsigned)atoi(argv[4]) : 64,
+			    argc > 5 ? (unsigned)atoi(argv[5]) : 999);
 	if (argc == 4 && !strcmp(argv[1], "hostile"))
 		return hostile(atoi(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of vmstack-probe.c\n");

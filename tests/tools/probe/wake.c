@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmstack-probe wake PID SECONDS: the session's file wakes its reader when
- * a ring is filled to its mark (ABI 4.2, VMSTACK_RING_WAKEUP_SHIFT), and
- * only then. The reader here has no timer: it sleeps in poll() for up to
- * 2 s at a time, and drains only when woken. The rings are small and the
- * records large (PID should be deep), so a reader that waited for the
- * timeout would lose most samples. Fails unless none was dropped for want
- * of room (the handler's time budget drops apart), every wake-up found a ring at or over its mark, and there was
- * at least one.
+ * vmstack-probe wake PID SECONDS [RING_PAGES FREQ]: the session's file
+ * wakes its reader when a ring is filled to its mark (ABI 4.2,
+ * VMSTACK_RING_WAKEUP_SHIFT), and only then. The reader here has no
+ * timer: it sleeps in poll() for up to 2 s at a time, and drains only
+ * when woken. The records are large (PID should be deep), so a reader that
+ * waited for the timeout would lose most samples. With the smallest rings
+ * (4 pages: a mark of 4 KiB) one record and the pad before it can take a
+ * drained ring past the mark at once. Fails unless none was dropped for
+ * want of room (the handler's time budget drops apart), every wake-up
+ * found a ring at or over its mark, and there was at least one.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -15,9 +17,6 @@
 #include <unistd.h>
 
 #include "probe.h"
-
-#define WAKE_RING_PAGES	64
-#define WAKE_FREQ	999
 
 /* The fullest of @n rings, in bytes. */
 static uint64_t fullest(const struct vmstack_ring_view *v, unsigned int n)
@@ -32,11 +31,11 @@ static uint64_t fullest(const struct vmstack_ring_view *v, unsigned int n)
 	return most;
 }
 
-int wake(int pid, double secs)
+int wake(int pid, double secs, unsigned int pages, unsigned int freq)
 {
-	struct vmstack_start_req req = { .pid = pid, .freq = WAKE_FREQ,
+	struct vmstack_start_req req = { .pid = pid, .freq = freq,
 		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
-		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = WAKE_RING_PAGES };
+		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = pages };
 	unsigned long wakes = 0, early = 0, timeouts = 0, read = 0, dropped = 0;
 	struct vmstack_cpu_counts c[64];
 	struct vmstack_ring_view v[64];
@@ -61,8 +60,10 @@ int wake(int pid, double secs)
 	for (t0 = now(); now() - t0 < secs;) {
 		struct pollfd p = { .fd = s.fd, .events = POLLIN };
 
-		if (poll(&p, 1, 2000) == 0) {
-			timeouts++;
+		int ready = poll(&p, 1, 2000);
+
+		if (ready <= 0) {	/* a timeout, or a signal */
+			timeouts += ready == 0;
 			continue;
 		}
 		/* Only we drain: a ring's fill can only have grown since. */
@@ -70,7 +71,8 @@ int wake(int pid, double secs)
 		wakes++;
 		early += most < mark;
 		if (most < mark)
-			fprintf(stderr, "probe: woken with the fullest ring at %llu bytes, under the mark %llu\n",
+			fprintf(stderr,
+				"probe: woken with the fullest ring at %llu bytes, under the mark %llu\n",
 				(unsigned long long)most, (unsigned long long)mark);
 		for (i = 0; i < s.nr_cpus; i++)
 			vmstack_ring_drain(&v[i], count_sample, &read);
@@ -84,8 +86,8 @@ int wake(int pid, double secs)
 	for (i = 0; i < n; i++)
 		dropped += VMSTACK_CNT(&c[i], DROPPED) - VMSTACK_CNT(&c[i], THROTTLED);
 	printf("ring %llu bytes, mark %llu; %lu samples read, %lu dropped; %lu wake-ups (%lu under the mark), %lu poll timeouts\n",
-	       (unsigned long long)v[0].size, (unsigned long long)mark, read, dropped, wakes,
-	       early, timeouts);
+	       (unsigned long long)v[0].size, (unsigned long long)mark, read, dropped, wakes, early,
+	       timeouts);
 	munmap(area, size);
 	close(s.fd);
 	vmstack_nl_close(nl);
