@@ -162,12 +162,20 @@ static u64 vmstack_ring_fill(struct vmstack_ring *r, u64 head)
 __poll_t vmstack_rings_poll(struct vmstack_session *s, struct file *file, poll_table *pt)
 {
 	struct vmstack_ring *r;
+	__poll_t mask = 0;
 	unsigned int cpu;
 
 	poll_wait(file, &s->ring_wait, pt);
+	/*
+	 * The reader's tail (stored before it called us) before the heads
+	 * below; pairs with the barrier in vmstack_ring_commit. Without both,
+	 * each side could see the other's old value: the handler a tail that
+	 * says it already woke us, we a head under the mark, and we sleep.
+	 */
+	smp_mb();
 	/* Stopped for good (vmstack_rings_hangup): nothing more will come. */
 	if (READ_ONCE(s->stopped))
-		return EPOLLHUP;
+		mask |= EPOLLHUP;
 	for_each_possible_cpu(cpu) {
 		if (cpu >= s->nr_rings)
 			break;
@@ -175,9 +183,9 @@ __poll_t vmstack_rings_poll(struct vmstack_session *s, struct file *file, poll_t
 		/* Pairs with the handler's release of head: the records are there. */
 		if (vmstack_ring_fill(r, smp_load_acquire(&r->ctl->head)) >=
 		    r->size >> VMSTACK_RING_WAKEUP_SHIFT)
-			return EPOLLIN | EPOLLRDNORM;
+			return mask | EPOLLIN | EPOLLRDNORM;
 	}
-	return 0;
+	return mask;
 }
 
 void vmstack_rings_hangup(struct vmstack_session *s)
@@ -235,8 +243,11 @@ void vmstack_ring_commit(struct vmstack_ring *r, u32 size)
 	 * is found below the mark before a record (the reader drained), even
 	 * if that record (and its pad) takes it past the mark again at once.
 	 * A bad tail (the reader's) at worst wakes it at every sample of this
-	 * CPU, or never: its own loss.
+	 * CPU, or never: its own loss. The head above before the tail: pairs
+	 * with the barrier in vmstack_rings_poll (a release store orders
+	 * nothing after it).
 	 */
+	smp_mb();
 	tail = READ_ONCE(r->ctl->tail);
 	if (r->from - tail < mark)
 		r->woke = false;

@@ -71,6 +71,7 @@ int record_drain(struct recording *r)
 			s->ring_broken = 1;
 			/* It stays full: its file would poll readable at once, always. */
 			s->wake_fd = -1;
+			record_drain_period(r);
 			fprintf(stderr, TOOL ": ring of CPU %u is corrupt; its samples are lost\n",
 				cpu);
 		}

@@ -59,6 +59,22 @@ static void maybe_rotate(struct recording *r)
 		sr->next = r->interval.start + r->o->every;
 }
 
+/*
+ * The module wakes us when a ring is a quarter full (4.2): the timer is
+ * for -d, the status line and new mappings. An older one does not, nor is
+ * its file polled once a ring is corrupt (intake.c): then wake when a ring
+ * can be a quarter full, every sample the largest the depth allows
+ * (ring_size.h). Either way at once after a drain that found one over
+ * half full (record_loop), so a burst does not wait.
+ */
+void record_drain_period(struct recording *r)
+{
+	r->drain_ms = r->session.wake_fd >= 0 ? RING_DRAIN_MAX_MS :
+		      ring_drain_ms(r->session.started.ring_pages, (size_t)sysconf(_SC_PAGESIZE),
+				    r->session.started.freq,
+				    ring_record_max(r->o->max_depth, r->o->kernel));
+}
+
 void record_loop(struct recording *r)
 {
 	const struct record_options *o = r->o;
@@ -66,17 +82,7 @@ void record_loop(struct recording *r)
 	double t0, last_status, last_change;
 	struct vmstack_cpu_counts c;
 
-	/*
-	 * The module wakes us when a ring is a quarter full (4.2): the timer
-	 * is for -d, the status line and new mappings. An older one does
-	 * not: wake when a ring can be a quarter full, every sample the
-	 * largest the depth allows (ring_size.h). Either way at once after
-	 * a drain that found one over half full, so a burst does not wait.
-	 */
-	r->drain_ms = r->session.wake_fd >= 0 ? RING_DRAIN_MAX_MS :
-		      ring_drain_ms(r->session.started.ring_pages, (size_t)sysconf(_SC_PAGESIZE),
-				    r->session.started.freq,
-				    ring_record_max(o->max_depth, o->kernel));
+	record_drain_period(r);
 	t0 = last_status = last_change = record_now();
 	/* Intervals and -d count from here (the first also holds the setup's samples). */
 	r->series.next = t0 + o->every;

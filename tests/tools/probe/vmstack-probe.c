@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 		return pidns(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "memcap"))
 		return memcap(atoi(argv[2]), atoi(argv[3]));
-	if ((argc == 4 || argc == 6) && !strcmp(argv[1], "wake"))
+	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "wake"))
 		return wake(atoi(argv[2]), atof(argv[3]), argc > 4 ? (unsigned)atoi(argv[4]) : 64,
 			    argc > 5 ? (unsigned)atoi(argv[5]) : 999);
 	if (argc == 4 && !strcmp(argv[1], "hostile"))
