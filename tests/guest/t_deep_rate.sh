@@ -37,8 +37,9 @@ pid=$!
 sleep 0.5
 vmstack-probe wake $pid $((2 * span)) || fail "the reader was not woken by the rings' fill alone, or early"
 # The smallest rings (4 pages, a mark of 4 KiB): a drained ring's next
-# record and the pad before it can cross the mark at once; 50 Hz leaves
-# the reader 100 ms to wake.
+# record and the pad before it can cross the mark at once (a record is up
+# to 4,128 bytes: the ring holds three); 50 Hz leaves the reader about
+# 60 ms to wake.
 vmstack-probe wake $pid $((2 * span)) 4 50 || fail "small rings: the reader was not woken by the fill alone, or early"
 kill $pid
 wait $pid 2>/dev/null

@@ -394,6 +394,7 @@ enum vmstack_event {
  * The session's file polls readable (POLLIN, 4.2) while a ring holds at
  * least 1 / 2^VMSTACK_RING_WAKEUP_SHIFT of its size: a reader sleeps in
  * poll() until then, instead of draining on a timer sized for the worst.
+ * Once the session is stopped it polls EPOLLHUP too.
  */
 #define VMSTACK_RING_WAKEUP_SHIFT	2
 struct vmstack_ring_ctl {
