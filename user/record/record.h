@@ -94,9 +94,9 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 
 /* loop.c: SIGINT, SIGTERM (and SIGHUP) end the loop; with --every SIGHUP ends an interval. */
 void record_catch_signals(int hup_rotates);
-/* Drain, refresh and report until the targets exit, time is up or a signal. */
 /* r->drain_ms: the loop's period, from whether the module wakes us. */
 void record_drain_period(struct recording *r);
+/* Drain, refresh and report until the targets exit, time is up or a signal. */
 void record_loop(struct recording *r);
 
 #endif

@@ -201,8 +201,11 @@ int record_session_start(struct record_session *s, const struct record_options *
 	}
 	s->rings = xcalloc(s->started.nr_cpus, sizeof(*s->rings));
 	vmstack_ring_views(s->area, s->started.nr_cpus, s->started.ring_pages, page, s->rings);
-	/* An older module's file polls always readable: the timer alone then. */
-	if (s->rings[0].ctl->abi_major == VMSTACK_ABI_MAJOR && s->rings[0].ctl->abi_minor >= 2)
+	/*
+	 * An older module's file polls always readable: the timer alone then
+	 * (its major was checked at connect).
+	 */
+	if (s->rings[0].ctl->abi_minor >= 2)
 		s->wake_fd = s->started.fd;
 	return 0;
 }

@@ -37,12 +37,12 @@ int wake(int pid, double secs, unsigned int pages, unsigned int freq)
 		.event = VMSTACK_EVENT_CPU_CLOCK, .stacks = VMSTACK_STACK_ALL,
 		.max_depth = VMSTACK_MAX_DEPTH, .ring_pages = pages };
 	unsigned long wakes = 0, early = 0, timeouts = 0, read = 0, dropped = 0;
-	struct vmstack_cpu_counts c[64];
+	struct vmstack_cpu_counts c;
 	struct vmstack_ring_view v[64];
 	struct vmstack_started s;
 	struct vmstack_nl *nl;
 	uint64_t mark, most;
-	unsigned int i, n;
+	unsigned int i;
 	char msg[256];
 	size_t size;
 	double t0;
@@ -59,7 +59,6 @@ int wake(int pid, double secs, unsigned int pages, unsigned int freq)
 	mark = v[0].size >> VMSTACK_RING_WAKEUP_SHIFT;
 	for (t0 = now(); now() - t0 < secs;) {
 		struct pollfd p = { .fd = s.fd, .events = POLLIN };
-
 		int ready = poll(&p, 1, 2000);
 
 		if (ready <= 0) {	/* a timeout, or a signal */
@@ -78,13 +77,12 @@ int wake(int pid, double secs, unsigned int pages, unsigned int freq)
 			vmstack_ring_drain(&v[i], count_sample, &read);
 	}
 	vmstack_nl_session_stop(nl, s.fd, msg, sizeof(msg));
-	if (vmstack_nl_cpu_stats(nl, s.fd, c, 64, &n, msg, sizeof(msg))) {
+	if (vmstack_nl_session_stats(nl, s.fd, &c, NULL, msg, sizeof(msg))) {
 		fprintf(stderr, "probe: stats: %s\n", msg);
 		return 2;
 	}
 	/* The handler's time budget (the debug kernel's deep walks) is not the ring's. */
-	for (i = 0; i < n; i++)
-		dropped += VMSTACK_CNT(&c[i], DROPPED) - VMSTACK_CNT(&c[i], THROTTLED);
+	dropped = VMSTACK_CNT(&c, DROPPED) - VMSTACK_CNT(&c, THROTTLED);
 	printf("ring %llu bytes, mark %llu; %lu samples read, %lu dropped; %lu wake-ups (%lu under the mark), %lu poll timeouts\n",
 	       (unsigned long long)v[0].size, (unsigned long long)mark, read, dropped, wakes, early,
 	       timeouts);
