@@ -89,7 +89,7 @@ INSTALL_TOOLS := vmstack vmstack-record vmstack-report vmstack-flamegraph
 PRODUCT := $(INSTALL_TOOLS:%=$(B)/%) $(B)/libvmstack.so $(B)/libvmstack.a
 # What only the tests use.
 TEST_TOOLS := $(B)/unit-tests $(B)/vmstack-probe $(B)/vmstack-cfi-dump $(B)/vmstack-fake-raw \
-	      $(B)/vmstack-attach-time $(B)/vmstack-pylayout-gen $(WORKLOADS)
+	      $(B)/vmstack-attach-time $(B)/vmstack-raw-threads $(B)/vmstack-pylayout-gen $(WORKLOADS)
 
 .PHONY: all module tools asan check check-guest check-debug check-kernels lint demo bench \
 	pylayout-table \
@@ -157,6 +157,10 @@ $(B)/vmstack-fake-raw: tests/tools/vmstack-fake-raw.c $(CORE_OBJS)
 
 # The bench's clock for attach latency: a launch time, a first sample's.
 $(B)/vmstack-attach-time: tests/tools/vmstack-attach-time.c $(CORE_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
+
+# Each thread's samples in a raw recording (tests against thread CPU clocks).
+$(B)/vmstack-raw-threads: tests/tools/vmstack-raw-threads.c $(CORE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< $(CORE_OBJS) $(LDLIBS_CORE) -o $@
 
 # CPython's layout table (user/vm/cpython/layout_table.c) from the pyenv

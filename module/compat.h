@@ -114,4 +114,21 @@ static inline bool vmstack_task_in_cgroup(struct task_struct *task, struct cgrou
 #define VMSTACK_GENL_RESV_START_OP
 #endif
 
+/*
+ * 6.2 gave a task one perf context for every PMU ("perf: Rewrite core
+ * context handling"): task->perf_event_ctxp, where before it had one per
+ * kind (hardware, software), an array of perf_nr_task_contexts. Read
+ * under RCU (thread_events.c): perf publishes them with
+ * rcu_assign_pointer() and frees them after a grace period, but the field
+ * is not marked __rcu, so READ_ONCE() (what rcu_dereference() does) keeps
+ * sparse's address-space check quiet.
+ */
+#ifdef VMSTACK_HAVE_PERF_CTXP_ARRAY
+#define VMSTACK_TASK_PERF_CTXS	perf_nr_task_contexts
+#define vmstack_task_perf_ctx(t, i)	READ_ONCE((t)->perf_event_ctxp[i])
+#else
+#define VMSTACK_TASK_PERF_CTXS	1
+#define vmstack_task_perf_ctx(t, i)	READ_ONCE((t)->perf_event_ctxp)
+#endif
+
 #endif /* VMSTACK_COMPAT_H */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session's perf events: one per online CPU, made and released by CPU
- * hotplug, or with TASK_EVENTS one on the target, inherited by its
- * threads. Each calls the handler (sample.c) with the session. Made
- * disabled while the session is paused; released for good when it stops.
+ * hotplug, or with TASK_EVENTS one on each thread of the targets,
+ * inherited by the threads they make (thread_events.c). Each calls the
+ * handler (sample.c) with the session. A CPU's is made disabled while the
+ * session is paused, a thread's when it resumes; all are released for
+ * good when it stops.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -11,35 +13,15 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
-#include <linux/pid.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include "events.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
+#include "thread_events.h"
 
 static enum cpuhp_state vmstack_cpuhp_state;
-
-/* The session's event: disabled unless it samples. */
-static void vmstack_event_attr(struct vmstack_session *s, struct perf_event_attr *attr)
-{
-	*attr = (struct perf_event_attr){
-		.size = sizeof(*attr),
-		.freq = 1,
-		.sample_freq = s->cfg.freq,
-		.disabled = !s->sampling,
-	};
-	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
-		attr->type = PERF_TYPE_HARDWARE;
-		attr->config = PERF_COUNT_HW_CPU_CYCLES;
-	} else {
-		attr->type = PERF_TYPE_SOFTWARE;
-		attr->config = PERF_COUNT_SW_CPU_CLOCK;
-	}
-}
 
 /* One CPU's event. Caller holds s->lock. */
 static int vmstack_event_make(struct vmstack_session *s, unsigned int cpu)
@@ -52,51 +34,6 @@ static int vmstack_event_make(struct vmstack_session *s, unsigned int cpu)
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	s->events[cpu] = ev;
-	return 0;
-}
-
-/*
- * TASK_EVENTS: one event on the target's only thread, inherited by each
- * thread it creates (inherit_thread: not by child processes), so it fires
- * only while a thread of the target runs and a CPU the target does not
- * use takes no interrupt. No thread can escape it if none exists besides
- * the one it is on once it is in place: a thread made before would be
- * counted below (one made by a clone already past perf's inheritance but
- * not yet counted is the caller's to prevent: it holds the target). No
- * hotplug either: the event follows its task to any CPU.
- */
-static int vmstack_task_event_make(struct vmstack_session *s,
-				   struct netlink_ext_ack *extack)
-{
-	struct perf_event_attr attr;
-	struct task_struct *task;
-	struct perf_event *ev;
-	int threads;
-
-	task = get_pid_task(s->first->tgid, PIDTYPE_PID);
-	if (!task) {
-		NL_SET_ERR_MSG(extack, "no such process");
-		return -ESRCH;
-	}
-	vmstack_event_attr(s, &attr);
-	attr.inherit = 1;
-	/* Threads only, unless the session follows child processes too. */
-	attr.inherit_thread = !s->cfg.children;
-	ev = perf_event_create_kernel_counter(&attr, -1, task, vmstack_overflow, s);
-	threads = get_nr_threads(task);
-	put_task_struct(task);
-	if (IS_ERR(ev)) {
-		NL_SET_ERR_MSG(extack, "cannot create the target's event");
-		return PTR_ERR(ev);
-	}
-	if (threads != 1) {
-		perf_event_release_kernel(ev);
-		NL_SET_ERR_MSG(extack, "TASK_EVENTS needs a target of one thread");
-		return -EINVAL;
-	}
-	mutex_lock(&s->lock);
-	s->task_event = ev;
-	mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -150,8 +87,13 @@ int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *exta
 {
 	int err;
 
-	if (s->cfg.task_events)
-		return vmstack_task_event_make(s, extack);
+	if (s->cfg.task_events) {
+		/* Paused: made at resume (thread_events.c says why). */
+		mutex_lock(&s->lock);
+		err = s->sampling ? vmstack_thread_events_attach_all(s, extack) : 0;
+		mutex_unlock(&s->lock);
+		return err;
+	}
 	/* The events of the CPUs online now; hotplug makes the others'. */
 	err = cpuhp_state_add_instance(vmstack_cpuhp_state, &s->cpuhp);
 	if (err) {
@@ -174,7 +116,6 @@ int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *exta
  */
 void vmstack_events_stop(struct vmstack_session *s)
 {
-	struct perf_event *task_event;
 	bool hotplug;
 
 	mutex_lock(&s->lock);
@@ -182,32 +123,30 @@ void vmstack_events_stop(struct vmstack_session *s)
 	s->sampling = false;
 	hotplug = s->hotplug;
 	s->hotplug = false;
-	task_event = s->task_event;
-	s->task_event = NULL;
 	mutex_unlock(&s->lock);
 	/* Not under s->lock: the teardown callbacks take it. */
 	if (hotplug)
 		cpuhp_state_remove_instance(vmstack_cpuhp_state, &s->cpuhp);
-	/* The inherited events go with it, as synchronously. */
-	if (task_event)
-		perf_event_release_kernel(task_event);
+	vmstack_thread_events_release(s);
 	vmstack_rings_hangup(s);
 }
 
-void vmstack_events_resume(struct vmstack_session *s)
+int vmstack_events_resume(struct vmstack_session *s, struct netlink_ext_ack *extack)
 {
 	unsigned int cpu;
+	int err = 0;
 
 	mutex_lock(&s->lock);
-	if (!s->stopped) {
+	if (!s->stopped && !s->sampling) {
 		s->sampling = true;
 		for (cpu = 0; cpu < s->nr_rings; cpu++)
 			if (s->events[cpu])
 				perf_event_enable(s->events[cpu]);
-		if (s->task_event)
-			perf_event_enable(s->task_event);
+		if (s->cfg.task_events)
+			err = vmstack_thread_events_attach_all(s, extack);
 	}
 	mutex_unlock(&s->lock);
+	return err;
 }
 
 void vmstack_events_free(struct vmstack_session *s)

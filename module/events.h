@@ -1,25 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A session's perf events (events.c): one per online CPU, made and
- * released by CPU hotplug, or with TASK_EVENTS one on the target,
- * inherited by its threads. They call sample.c's handler.
+ * released by CPU hotplug, or with TASK_EVENTS one on each thread of the
+ * targets, inherited by the threads they make (thread_events.c). They
+ * call sample.c's handler.
  */
 #ifndef _VMSTACK_EVENTS_H
 #define _VMSTACK_EVENTS_H
 
+#include <linux/perf_event.h>
+#include "session.h"
+
 struct netlink_ext_ack;
-struct vmstack_session;
+
+/*
+ * The attributes of the session's events (a CPU's, a thread's): disabled
+ * unless it samples. Inline: thread_events.c, below events.c, uses it too.
+ */
+static inline void vmstack_event_attr(const struct vmstack_session *s,
+				      struct perf_event_attr *attr)
+{
+	*attr = (struct perf_event_attr){
+		.size = sizeof(*attr),
+		.freq = 1,
+		.sample_freq = s->cfg.freq,
+		.disabled = !s->sampling,
+	};
+	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
+		attr->type = PERF_TYPE_HARDWARE;
+		attr->config = PERF_COUNT_HW_CPU_CYCLES;
+	} else {
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	}
+}
 
 /* The hotplug state every session is an instance of (module load, unload). */
 int vmstack_events_init(void);
 void vmstack_events_exit(void);
 /* Room for one event per CPU, before any is made. */
 int vmstack_events_alloc(struct vmstack_session *s);
-/* Make the events: the target's, or the online CPUs' (hotplug the others'). */
+/* Make the events: the targets' threads', or the online CPUs' (hotplug the others'). */
 int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *extack);
 /* Stop for good: once it returns, no handler of the session runs. */
 void vmstack_events_stop(struct vmstack_session *s);
-void vmstack_events_resume(struct vmstack_session *s);
+/* Start sampling (TASK_EVENTS: the threads' events are made now). */
+int vmstack_events_resume(struct vmstack_session *s, struct netlink_ext_ack *extack);
+
 /* After vmstack_events_stop(). */
 void vmstack_events_free(struct vmstack_session *s);
 

@@ -15,6 +15,7 @@
  *   access.c          who may start a session, whose memory it may read
  *   account.c         each user's kernel memory, capped
  *   events.c          perf events, CPU hotplug
+ *   thread_events.c   TASK_EVENTS: an event on each thread of the targets
  *   sample.c          the overflow handler: the one that writes records
  *   unwind_kernel.c   the kernel stack (ORC)
  *   ring.c            the rings: the area, each CPU's ring
@@ -26,8 +27,9 @@
  *
  * netlink.c -> session.c -> target.c -> access.c, unwind_table.c,
  *                                       vm_prog_check.c
- *                        -> events.c -> sample.c -> ring.c, unwind_kernel.c,
- *                                                   walk.h's files
+ *                        -> events.c -> thread_events.c -> sample.c
+ *                           sample.c -> ring.c, unwind_kernel.c, walk.h's files
+ * (target.c gives a target added later its threads' events: thread_events.c)
  * (session.c, target.c and unwind_table.c charge account.c)
  * (and netlink.c reaches events.c, target.c and unwind_table.c directly,
  * and netlink_stats.c for the statistics it answers with).

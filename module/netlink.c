@@ -340,9 +340,7 @@ static int vmstack_nl_stats_done(struct netlink_callback *cb)
 	return 0;
 }
 
-/* SESSION_STOP and SESSION_RESUME: @fn applied to the named session. */
-static int vmstack_nl_session_apply(struct genl_info *info,
-				    void (*fn)(struct vmstack_session *s))
+static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	struct vmstack_session *s;
 	struct file *file;
@@ -350,19 +348,23 @@ static int vmstack_nl_session_apply(struct genl_info *info,
 	s = vmstack_nl_session(info, &file);
 	if (!s)
 		return -EBADF;
-	fn(s);
+	vmstack_events_stop(s);
 	fput(file);
 	return 0;
 }
 
-static int vmstack_nl_session_stop(struct sk_buff *skb, struct genl_info *info)
-{
-	return vmstack_nl_session_apply(info, vmstack_events_stop);
-}
-
 static int vmstack_nl_session_resume(struct sk_buff *skb, struct genl_info *info)
 {
-	return vmstack_nl_session_apply(info, vmstack_events_resume);
+	struct vmstack_session *s;
+	struct file *file;
+	int err;
+
+	s = vmstack_nl_session(info, &file);
+	if (!s)
+		return -EBADF;
+	err = vmstack_events_resume(s, info->extack);
+	fput(file);
+	return err;
 }
 
 static int vmstack_nl_unwind_add(struct sk_buff *skb, struct genl_info *info)
@@ -466,15 +468,9 @@ static int vmstack_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 	s = vmstack_nl_session(info, &file);
 	if (!s)
 		return -EBADF;
-	/* An event on the first process's threads samples no other. */
-	if (s->cfg.task_events && !s->cfg.children) {
-		NL_SET_ERR_MSG(info->extack, "a TASK_EVENTS session samples one process");
-		err = -EINVAL;
-	} else {
-		vmstack_nl_caller(skb, &caller);
-		err = vmstack_target_add(s, &caller, nla_get_u32(info->attrs[VMSTACK_A_PID]),
-					 info->extack);
-	}
+	vmstack_nl_caller(skb, &caller);
+	err = vmstack_target_add(s, &caller, nla_get_u32(info->attrs[VMSTACK_A_PID]),
+				 info->extack);
 	fput(file);
 	return err;
 }

@@ -29,6 +29,7 @@
 #include "events.h"
 #include "ring.h"
 #include "session.h"
+#include "thread_events.h"
 #include "target.h"
 
 /* vmstack_sessions_lock: the list, the ids, the limits. */
@@ -209,6 +210,7 @@ int vmstack_session_start(const struct vmstack_caller *c,
 		return -ENOMEM;
 	INIT_LIST_HEAD(&s->node);
 	mutex_init(&s->lock);
+	vmstack_thread_events_init(s);
 	hash_init(s->procs);
 	hash_init(s->uw_keys);
 	s->cfg = *cfg;

@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/local64.h>
 #include <linux/vmstack.h>
 #include "access.h"
@@ -144,7 +145,13 @@ struct vmstack_session {
 	 */
 	struct mutex lock;
 	struct perf_event **events;	/* by CPU; NULL where none */
-	struct perf_event *task_event;	/* TASK_EVENTS: the target's, inherited */
+	/* TASK_EVENTS (thread_events.c): the events made on threads. */
+	struct perf_event **thread_events;
+	u32 nr_thread_events;
+	u32 thread_events_cap;
+	bool threads_attached;		/* the targets' threads have them */
+	struct delayed_work rescan;	/* finds threads made meanwhile */
+	unsigned int rescans;		/* done since the last attach */
 	bool sampling;			/* resumed, not stopped */
 	bool stopped;			/* for good: no event will be made */
 	bool hotplug;			/* an instance of the hotplug state */

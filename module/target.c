@@ -25,6 +25,7 @@
 #include "compat.h"
 #include "extack.h"
 #include "target.h"
+#include "thread_events.h"
 #include "unwind_table.h"
 #include "vm_prog_check.h"
 
@@ -125,6 +126,13 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 		s->nr_procs++;
 		if (!s->first)
 			s->first = p;
+		/*
+		 * Its threads' events, if the targets' are made already
+		 * (else they will be, with theirs). On failure it stays a
+		 * target with the threads given one so far.
+		 */
+		if (s->threads_attached)
+			err = vmstack_thread_events_attach(s, p->tgid, extack);
 		p = NULL;
 	}
 	mutex_unlock(&s->lock);

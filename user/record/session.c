@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The recorder's session with vmstack.ko (session.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,11 +26,65 @@ int record_session_connect(struct record_session *s)
 
 	s->started.fd = -1;
 	s->wake_fd = -1;
-	if (vmstack_nl_connect(&s->nl, msg, sizeof(msg))) {
+	struct vmstack_status st;
+
+	if (vmstack_nl_connect(&s->nl, msg, sizeof(msg)) ||
+	    vmstack_nl_status(s->nl, &st, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": %s\n", msg);
 		return -1;
 	}
+	s->abi_minor = st.abi_minor;
 	return 0;
+}
+
+/* Threads of process @pid now, 0 if it cannot be read. */
+static size_t count_threads(int pid)
+{
+	char path[64];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * An event on each thread (TASK_EVENTS) where the module can, so that
+ * CPUs the targets do not run on take no interrupt: a command (one thread,
+ * held before exec), or -p processes (ABI 4.3) of at most the module's
+ * number of threads; else one event per CPU, filtered by process, and
+ * s->cpu_events_why says why.
+ */
+static int use_thread_events(struct record_session *s, const struct record_options *o)
+{
+	size_t i, threads = 0;
+
+	s->cpu_events_why[0] = 0;
+	if (o->cmd)
+		return 1;
+	if (!o->npids)
+		return 0;
+	if (s->abi_minor < 3) {
+		snprintf(s->cpu_events_why, sizeof(s->cpu_events_why),
+			 "the module predates events on a running process's threads (ABI 4.3)");
+		return 0;
+	}
+	for (i = 0; i < o->npids; i++)
+		threads += count_threads(o->pids[i]);
+	if (threads > VMSTACK_MAX_THREAD_EVENTS) {
+		snprintf(s->cpu_events_why, sizeof(s->cpu_events_why),
+			 "%zu threads: the module gives events to %d at most", threads,
+			 VMSTACK_MAX_THREAD_EVENTS);
+		return 0;
+	}
+	return 1;
 }
 
 /*
@@ -149,13 +204,7 @@ int record_session_start(struct record_session *s, const struct record_options *
 		.max_depth = o->max_depth,
 		/* Unwind rules first, then samples. */
 		.paused = 1,
-		/*
-		 * A command is one thread held before exec until sampling
-		 * starts: one event its threads inherit, so CPUs where it
-		 * does not run take no interrupts (a running process gets one
-		 * event per CPU: its threads cannot be caught without a race).
-		 */
-		.task_events = o->cmd != NULL,
+		.task_events = use_thread_events(s, o),
 	};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	char msg[256], path[4096];

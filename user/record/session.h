@@ -23,6 +23,9 @@ struct record_session {
 	struct vmstack_ring_view *rings;	/* one per CPU in @area */
 	int wake_fd;			/* started.fd if it polls by fill (4.2), else -1 */
 	int ring_broken;		/* said that a ring is corrupt */
+	uint32_t abi_minor;		/* the module's */
+	/* Events per CPU where the targets' threads could have theirs: why. */
+	char cpu_events_why[128];
 };
 
 /* Connect to the module. 0, or -1 (said why). */

@@ -65,9 +65,20 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		r->session.started.nr_cpus,
 		r->session.wake_fd >= 0 ? "when one is a quarter full, or after " : "every ",
 		r->drain_ms, r->drains_full, r->drains);
-	fprintf(stderr, TOOL ": events: %s; %" PRIu64 " interrupts taken, %" PRIu64
-		" of them in the target\n", r->session.started.task_events ?
-		(r->o->children ? "one on the command, inherited by its threads and child processes" : "one on the target, inherited by its threads") : "one per CPU, filtered by process",
+	if (!r->session.started.task_events)
+		fprintf(stderr, TOOL ": events: one per CPU, filtered by process%s%s%s",
+			r->session.cpu_events_why[0] ? " (" : "", r->session.cpu_events_why,
+			r->session.cpu_events_why[0] ? ")" : "");
+	else if (r->o->cmd)
+		fprintf(stderr, TOOL ": events: one on the command, inherited by its threads%s",
+			r->o->children ? " and child processes" : "");
+	else
+		fprintf(stderr, TOOL ": events: one on each thread of the target%s, inherited by the threads they make (%" PRIu64
+			" made, %" PRIu64 " of them for threads found by a later scan)",
+			r->o->npids > 1 || r->targets.n > 1 ? "s" : "",
+			VMSTACK_CNT(c, THREAD_EVENTS), VMSTACK_CNT(c, THREADS_LATE));
+	fprintf(stderr, "; %" PRIu64 " interrupts taken, %" PRIu64
+		" of them in the target\n",
 		VMSTACK_CNT(c, TAKEN) + VMSTACK_CNT(c, OTHER), VMSTACK_CNT(c, TAKEN));
 }
 

@@ -70,6 +70,12 @@
  *        is the VM's where one of its code areas holds it.
  *   4.2  poll() on the session's file: readable when a ring is filled to
  *        VMSTACK_RING_WAKEUP_SHIFT (before, its poll said always readable).
+ *   4.3  TASK_EVENTS for a target of any number of threads (a running
+ *        process): an event on each thread, made at SESSION_RESUME when
+ *        the session started paused, then again for threads found later;
+ *        TARGET_ADD in any TASK_EVENTS session (the process's threads get
+ *        events); counters THREAD_EVENTS and THREADS_LATE;
+ *        VMSTACK_MAX_THREAD_EVENTS.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -79,7 +85,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	4
-#define VMSTACK_ABI_MINOR	2
+#define VMSTACK_ABI_MINOR	3
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -90,6 +96,8 @@
 #define VMSTACK_MAX_SESSIONS	256	/* open at once, all users */
 #define VMSTACK_MAX_USER_SESSIONS 64	/* open at once, per user */
 #define VMSTACK_MAX_TARGETS	4096	/* processes in one session's set */
+/* Threads given an event of their own in one TASK_EVENTS session (4.3). */
+#define VMSTACK_MAX_THREAD_EVENTS	4096
 /*
  * Kernel memory a user's sessions hold besides their rings (which count
  * as locked memory): per-CPU state, targets, unwind rules, uploaded or
@@ -158,15 +166,19 @@
  *            FREQ, EVENT, STACKS, MAX_DEPTH,
  *            RING_PAGES (VMSTACK_DEFAULT_* when left out), PAUSED (flag:
  *            sample only after SESSION_RESUME, so unwind rules can be
- *            uploaded first), TASK_EVENTS (flag, 3.3: sample through one
- *            event on the target's only thread, inherited by every thread
+ *            uploaded first), TASK_EVENTS (flag, 3.3: sample through an
+ *            event on each thread of the target, inherited by every thread
  *            it creates, instead of one event per CPU filtered by process;
- *            it fires only where the target runs. Refused (EINVAL) for a
- *            target of more than one thread. The caller must hold the
- *            target from cloning until the reply (a command held before
- *            exec): a thread made meanwhile may go unsampled. Inherited
- *            events start in the state the first one has when the thread
- *            is made, so resume before the target runs), CHILDREN (flag,
+ *            it fires only where the target runs. The events are made
+ *            enabled at SESSION_RESUME (or at once when not PAUSED): an
+ *            inherited event starts in the state its parent has when the
+ *            thread is made. A thread that has no event of the session is
+ *            given one, at resume and again 10 ms, 100 ms and 1 s later,
+ *            which finds a thread whose creation was under way during the
+ *            first round; a thread made by one that has an event inherits
+ *            it and is given none (4.3; 3.3 to 4.2 refused a target of
+ *            more than one thread). At most VMSTACK_MAX_THREAD_EVENTS
+ *            threads are given one (E2BIG past that)), CHILDREN (flag,
  *            3.5, with TASK_EVENTS: the event is inherited by the
  *            processes the target starts, and theirs; a process not in
  *            the set is walked as with ALL, and TARGET_ADD may describe
@@ -199,7 +211,7 @@
  *   request: SESSION_FD
  *   Stops sampling; the rings stay readable.
  *
- * VMSTACK_CMD_TARGET_ADD (3.4): not in a TASK_EVENTS session without CHILDREN
+ * VMSTACK_CMD_TARGET_ADD (3.4)
  *   request: SESSION_FD, PID (required; in the caller's PID namespace)
  *   Adds the process to the session's targets, with the same right to
  *   read it that SESSION_START's target needs. It has its own unwind
@@ -208,7 +220,9 @@
  *   takes it over (EEXIST for the same process, unless the handler
  *   stopped reading it: it is judged anew). At most
  *   VMSTACK_MAX_TARGETS (ENOSPC), and VMSTACK_MAX_USER_BYTES over the
- *   caller's user's sessions (ENOSPC).
+ *   caller's user's sessions (ENOSPC). In a TASK_EVENTS session (4.3;
+ *   before, only with CHILDREN) its threads are given events as the first
+ *   target's are (once sampling has been resumed, else then).
  *
  * VMSTACK_CMD_TARGET_DEL (3.4)
  *   request: SESSION_FD, PID (the number it was added with)
@@ -332,6 +346,8 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_UW_LOOKUPS,	/* 3.3: unwind rule lookups */
 	VMSTACK_CS_A_UW_HITS,		/* 3.3: of them, found in the CPU's cache */
 	VMSTACK_CS_A_VM_UNVERIFIED,	/* 3.6: VM stacks with an unverified frame */
+	VMSTACK_CS_A_THREAD_EVENTS,	/* 4.3: TASK_EVENTS made on threads */
+	VMSTACK_CS_A_THREADS_LATE,	/* 4.3: of them, for threads found late */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
