@@ -42,11 +42,18 @@
 /* After each attach, how long until each later scan. */
 static const unsigned int vmstack_rescan_ms[] = { 10, 100, 1000 };
 
+/*
+ * The lists below are walked by their list_heads, and an entry is made
+ * only of an element: list_for_each_entry*() makes one of the head too,
+ * when it ends, a misaligned pointer to a task (which must be aligned to
+ * 64 bytes) that UBSAN's alignment check reports (the debug lane's).
+ */
+
 /* Does thread @t hold an event of @s (made here, or inherited from one)? */
 static bool vmstack_thread_has_event(struct task_struct *t, struct vmstack_session *s)
 {
 	struct perf_event_context *ctx;
-	struct perf_event *ev;
+	struct list_head *pos;
 	bool found = false;
 	int i;
 
@@ -55,7 +62,10 @@ static bool vmstack_thread_has_event(struct task_struct *t, struct vmstack_sessi
 		ctx = vmstack_task_perf_ctx(t, i);
 		if (!ctx)
 			continue;
-		list_for_each_entry_rcu(ev, &ctx->event_list, event_entry) {
+		for (pos = READ_ONCE(ctx->event_list.next); pos != &ctx->event_list;
+		     pos = READ_ONCE(pos->next)) {
+			struct perf_event *ev = list_entry(pos, struct perf_event, event_entry);
+
 			if (READ_ONCE(ev->overflow_handler_context) == s) {
 				found = true;
 				break;
@@ -117,6 +127,7 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 				      bool late, struct netlink_ext_ack *extack)
 {
 	struct task_struct *leader, *t, **tasks;
+	struct list_head *head, *pos;
 	struct perf_event_attr attr;
 	struct perf_event *ev;
 	u32 n = 0, i, max, made = 0;
@@ -129,7 +140,10 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 	rcu_read_lock();
 	leader = pid_task(tgid, PIDTYPE_TGID);
 	if (leader) {
-		for_each_thread(leader, t) {
+		/* for_each_thread(), by the list_heads (above). */
+		head = &leader->signal->thread_head;
+		for (pos = READ_ONCE(head->next); pos != head; pos = READ_ONCE(pos->next)) {
+			t = list_entry(pos, struct task_struct, thread_node);
 			if ((t->flags & PF_EXITING) || vmstack_thread_has_event(t, s))
 				continue;
 			/* One past the limit is enough to refuse. */
