@@ -87,13 +87,9 @@ int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *exta
 {
 	int err;
 
-	if (s->cfg.task_events) {
-		/* Paused: made at resume (thread_events.c says why). */
-		mutex_lock(&s->lock);
-		err = s->sampling ? vmstack_thread_events_attach_all(s, extack) : 0;
-		mutex_unlock(&s->lock);
-		return err;
-	}
+	/* Paused: made at resume (thread_events.c says why). */
+	if (s->cfg.task_events)
+		return vmstack_thread_events_attach_all(s, extack);
 	/* The events of the CPUs online now; hotplug makes the others'. */
 	err = cpuhp_state_add_instance(vmstack_cpuhp_state, &s->cpuhp);
 	if (err) {
@@ -120,7 +116,7 @@ void vmstack_events_stop(struct vmstack_session *s)
 
 	mutex_lock(&s->lock);
 	WRITE_ONCE(s->stopped, true);
-	s->sampling = false;
+	WRITE_ONCE(s->sampling, false);
 	hotplug = s->hotplug;
 	s->hotplug = false;
 	mutex_unlock(&s->lock);
@@ -134,19 +130,19 @@ void vmstack_events_stop(struct vmstack_session *s)
 int vmstack_events_resume(struct vmstack_session *s, struct netlink_ext_ack *extack)
 {
 	unsigned int cpu;
-	int err = 0;
 
 	mutex_lock(&s->lock);
 	if (!s->stopped && !s->sampling) {
-		s->sampling = true;
+		WRITE_ONCE(s->sampling, true);
 		for (cpu = 0; cpu < s->nr_rings; cpu++)
 			if (s->events[cpu])
 				perf_event_enable(s->events[cpu]);
-		if (s->cfg.task_events)
-			err = vmstack_thread_events_attach_all(s, extack);
 	}
 	mutex_unlock(&s->lock);
-	return err;
+	/* Not under s->lock (thread_events.c says why); once only. */
+	if (s->cfg.task_events)
+		return vmstack_thread_events_attach_all(s, extack);
+	return 0;
 }
 
 void vmstack_events_free(struct vmstack_session *s)

@@ -146,6 +146,7 @@ struct vmstack_session {
 	struct mutex lock;
 	struct perf_event **events;	/* by CPU; NULL where none */
 	/* TASK_EVENTS (thread_events.c): the events made on threads. */
+	struct mutex thread_lock;	/* taken without s->lock (it says why) */
 	struct perf_event **thread_events;
 	u32 nr_thread_events;
 	u32 thread_events_cap;

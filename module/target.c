@@ -79,6 +79,7 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 		       u32 nr, struct netlink_ext_ack *extack)
 {
 	struct vmstack_proc *p, *old;
+	struct pid *added = NULL;
 	int err;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
@@ -126,16 +127,20 @@ int vmstack_target_add(struct vmstack_session *s, const struct vmstack_caller *c
 		s->nr_procs++;
 		if (!s->first)
 			s->first = p;
-		/*
-		 * Its threads' events, if the targets' are made already
-		 * (else they will be, with theirs). On failure it stays a
-		 * target with the threads given one so far.
-		 */
-		if (s->threads_attached)
-			err = vmstack_thread_events_attach(s, p->tgid, extack);
+		if (s->cfg.task_events)
+			added = get_pid(p->tgid);
 		p = NULL;
 	}
 	mutex_unlock(&s->lock);
+	/*
+	 * Its threads' events, if the targets' are made already (else they
+	 * will be, with theirs): not under s->lock (thread_events.c says
+	 * why). On failure it stays a target, with the threads given one.
+	 */
+	if (added) {
+		err = vmstack_thread_events_attach(s, added, extack);
+		put_pid(added);
+	}
 	if (p) {
 		put_pid(p->tgid);
 		vmstack_consent_release(&p->consent);

@@ -18,12 +18,18 @@
  * one, and one that holds one (inherited) is given none: no thread is
  * sampled twice. A thread whose creation was under way before its
  * creator had an event inherits none and is not yet on the list: it is
- * found by the scans that follow each attach (10 ms, 100 ms, 1 s later),
- * and counted (THREADS_LATE). perf record -p has the same window and no
- * second look. An inherited event starts in its parent's state, so the
+ * found by the scans that follow each attach (10 ms, 100 ms, 1 s later;
+ * a scan that finds one starts the series again), and counted
+ * (THREADS_LATE). perf record -p has the same window and no second look. An inherited event starts in its parent's state, so the
  * events are made enabled, when sampling starts (resume), never made
  * disabled and enabled later (perf_event_enable() enables one event, not
  * the copies its thread's children made meanwhile).
+ *
+ * Locks: s->thread_lock guards what this file keeps, and is taken with
+ * s->lock not held: making a task's first event may enable perf's
+ * scheduler hooks (a static key: the CPU hotplug lock), and the CPU
+ * hotplug callbacks take s->lock (events.c). s->lock is taken under it,
+ * briefly, to read the target set.
  */
 #include <linux/perf_event.h>
 #include <linux/pid.h>
@@ -39,8 +45,8 @@
 #include "session.h"
 #include "thread_events.h"
 
-/* After each attach, how long until each later scan. */
-static const unsigned int vmstack_rescan_ms[] = { 10, 100, 1000 };
+/* After an attach, the waits before each later scan: 10 ms, 100 ms, 1 s. */
+static const unsigned int vmstack_rescan_gap_ms[] = { 10, 90, 900 };
 
 /*
  * The lists below are walked by their list_heads, and an entry is made
@@ -76,7 +82,10 @@ static bool vmstack_thread_has_event(struct task_struct *t, struct vmstack_sessi
 	return found;
 }
 
-/* Room for @n more events. Caller holds s->lock. */
+/*
+ * Room for @n more events, up to VMSTACK_MAX_THREAD_EVENTS over the
+ * session's life: how many fit, or an error. Caller holds s->thread_lock.
+ */
 static int vmstack_thread_events_room(struct vmstack_session *s, u32 n,
 				      struct netlink_ext_ack *extack)
 {
@@ -84,13 +93,9 @@ static int vmstack_thread_events_room(struct vmstack_session *s, u32 n,
 	u32 cap;
 	int err;
 
+	n = min_t(u32, n, VMSTACK_MAX_THREAD_EVENTS - s->nr_thread_events);
 	if (s->nr_thread_events + n <= s->thread_events_cap)
-		return 0;
-	if (s->nr_thread_events + n > VMSTACK_MAX_THREAD_EVENTS) {
-		NL_SET_ERR_MSG(extack,
-			       "more threads than a session gives events to (VMSTACK_MAX_THREAD_EVENTS)");
-		return -E2BIG;
-	}
+		return n;
 	cap = min_t(u32, max(2 * s->thread_events_cap, s->nr_thread_events + n),
 		    VMSTACK_MAX_THREAD_EVENTS);
 	err = vmstack_account_charge(s->account,
@@ -105,23 +110,30 @@ static int vmstack_thread_events_room(struct vmstack_session *s, u32 n,
 	}
 	s->thread_events = ev;
 	s->thread_events_cap = cap;
-	return 0;
+	return n;
 }
 
-static void vmstack_thread_events_count(struct vmstack_session *s, u64 made, bool late)
+static void vmstack_thread_events_count(struct vmstack_session *s, int attr, u64 v)
 {
-	struct vmstack_cpu *pc = get_cpu_ptr(s->pcpu);
+	struct vmstack_cpu *pc;
 
-	vmstack_count(&pc->stats, VMSTACK_CS_A_THREAD_EVENTS, made);
-	if (late)
-		vmstack_count(&pc->stats, VMSTACK_CS_A_THREADS_LATE, made);
+	if (!v)
+		return;
+	pc = get_cpu_ptr(s->pcpu);
+	vmstack_count(&pc->stats, attr, v);
 	put_cpu_ptr(s->pcpu);
+}
+
+/* Until it stops, once it samples: events are made enabled (see above). */
+static bool vmstack_thread_events_wanted(struct vmstack_session *s)
+{
+	return READ_ONCE(s->sampling) && !READ_ONCE(s->stopped);
 }
 
 /*
  * Give each thread of process @tgid that holds no event of @s one.
- * @late: a scan after the attach (its finds are counted apart). Caller
- * holds s->lock, and the session samples.
+ * @late: a scan after the attach (its finds are counted apart). The
+ * number made, or an error. Caller holds s->thread_lock.
  */
 static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgid,
 				      bool late, struct netlink_ext_ack *extack)
@@ -130,11 +142,11 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 	struct list_head *head, *pos;
 	struct perf_event_attr attr;
 	struct perf_event *ev;
-	u32 n = 0, i, max, made = 0;
-	int err = 0;
+	u32 n = 0, i, fit, made = 0;
+	int room, err = 0;
 
-	max = VMSTACK_MAX_THREAD_EVENTS - s->nr_thread_events;
-	tasks = kvmalloc_array(max + 1, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
+	/* Every thread past the limit is counted (THREADS_OVER), never made. */
+	tasks = kvmalloc_array(VMSTACK_MAX_THREAD_EVENTS, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
 	if (!tasks)
 		return -ENOMEM;
 	rcu_read_lock();
@@ -146,21 +158,23 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 			t = list_entry(pos, struct task_struct, thread_node);
 			if ((t->flags & PF_EXITING) || vmstack_thread_has_event(t, s))
 				continue;
-			/* One past the limit is enough to refuse. */
-			if (n > max)
+			if (n == VMSTACK_MAX_THREAD_EVENTS)
 				break;
 			get_task_struct(t);
 			tasks[n++] = t;
 		}
 	}
 	rcu_read_unlock();
-	err = vmstack_thread_events_room(s, n, extack);
+	room = vmstack_thread_events_room(s, n, extack);
+	if (room < 0)
+		err = room;
+	fit = room > 0 ? room : 0;
 	vmstack_event_attr(s, &attr);
 	attr.inherit = 1;
 	/* Threads only, unless the session follows child processes too. */
 	attr.inherit_thread = !s->cfg.children;
 	for (i = 0; i < n; i++) {
-		if (!err) {
+		if (!err && i < fit) {
 			ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
 							      vmstack_overflow, s);
 			if (!IS_ERR(ev)) {
@@ -175,74 +189,111 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 		put_task_struct(tasks[i]);
 	}
 	kvfree(tasks);
-	if (made)
-		vmstack_thread_events_count(s, made, late);
-	return err;
+	vmstack_thread_events_count(s, VMSTACK_CS_A_THREAD_EVENTS, made);
+	if (late)
+		vmstack_thread_events_count(s, VMSTACK_CS_A_THREADS_LATE, made);
+	if (!err && fit < n)
+		vmstack_thread_events_count(s, VMSTACK_CS_A_THREADS_OVER, n - fit);
+	return err ? err : made;
 }
 
-/* Scan again soon: a thread under way while the last scan ran. */
+/*
+ * Scan every target's threads: the number of events made, or the first
+ * error (the other targets are scanned still). Caller holds
+ * s->thread_lock.
+ */
+static int vmstack_thread_events_scan_all(struct vmstack_session *s, bool late,
+					  struct netlink_ext_ack *extack)
+{
+	struct vmstack_proc *p;
+	struct pid **pids;
+	unsigned int bkt;
+	int ret, made = 0, err = 0;
+	u32 n = 0, i;
+
+	pids = kvmalloc_array(VMSTACK_MAX_TARGETS, sizeof(*pids), GFP_KERNEL_ACCOUNT);
+	if (!pids)
+		return -ENOMEM;
+	/* Under s->lock: TARGET_DEL drops its pid at once, not after RCU. */
+	mutex_lock(&s->lock);
+	hash_for_each(s->procs, bkt, p, node)
+		if (n < VMSTACK_MAX_TARGETS)
+			pids[n++] = get_pid(p->tgid);
+	mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++) {
+		ret = vmstack_thread_events_scan(s, pids[i], late, extack);
+		if (ret < 0 && !err)
+			err = ret;
+		else if (ret > 0)
+			made += ret;
+		put_pid(pids[i]);
+	}
+	kvfree(pids);
+	return err ? err : made;
+}
+
+/* The series of later scans, from its start. Caller holds s->thread_lock. */
 static void vmstack_thread_events_rescan_soon(struct vmstack_session *s)
 {
 	s->rescans = 0;
 	mod_delayed_work(system_wq, &s->rescan,
-			 msecs_to_jiffies(vmstack_rescan_ms[0]));
+			 msecs_to_jiffies(vmstack_rescan_gap_ms[0]));
 }
 
 static void vmstack_thread_events_rescan(struct work_struct *work)
 {
 	struct vmstack_session *s = container_of(to_delayed_work(work),
 						 struct vmstack_session, rescan);
-	struct vmstack_proc *p;
-	unsigned int bkt;
+	int made;
 
-	mutex_lock(&s->lock);
-	if (!s->stopped && s->sampling) {
-		/* An error here leaves those threads unsampled, as an exit would. */
-		hash_for_each(s->procs, bkt, p, node)
-			vmstack_thread_events_scan(s, p->tgid, true, NULL);
-		if (++s->rescans < ARRAY_SIZE(vmstack_rescan_ms))
+	mutex_lock(&s->thread_lock);
+	if (vmstack_thread_events_wanted(s)) {
+		/* An error leaves those threads unsampled, as an exit would. */
+		made = vmstack_thread_events_scan_all(s, true, NULL);
+		/* Threads it found may have been making more: again. */
+		s->rescans = made > 0 ? 0 : s->rescans + 1;
+		if (s->rescans < ARRAY_SIZE(vmstack_rescan_gap_ms))
 			queue_delayed_work(system_wq, &s->rescan,
-					   msecs_to_jiffies(vmstack_rescan_ms[s->rescans] -
-							    vmstack_rescan_ms[s->rescans - 1]));
+					   msecs_to_jiffies(vmstack_rescan_gap_ms[s->rescans]));
 	}
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->thread_lock);
 }
 
 void vmstack_thread_events_init(struct vmstack_session *s)
 {
+	mutex_init(&s->thread_lock);
 	INIT_DELAYED_WORK(&s->rescan, vmstack_thread_events_rescan);
-}
-
-int vmstack_thread_events_attach(struct vmstack_session *s, struct pid *tgid,
-				 struct netlink_ext_ack *extack)
-{
-	int err;
-
-	lockdep_assert_held(&s->lock);
-	err = vmstack_thread_events_scan(s, tgid, false, extack);
-	if (!err)
-		vmstack_thread_events_rescan_soon(s);
-	return err;
 }
 
 int vmstack_thread_events_attach_all(struct vmstack_session *s,
 				     struct netlink_ext_ack *extack)
 {
-	struct vmstack_proc *p;
-	unsigned int bkt;
-	int err = 0;
+	int ret = 0;
 
-	lockdep_assert_held(&s->lock);
-	hash_for_each(s->procs, bkt, p, node) {
-		err = vmstack_thread_events_scan(s, p->tgid, false, extack);
-		if (err)
-			break;
-	}
-	/* Targets added from now on get theirs at once. */
-	s->threads_attached = true;
-	if (!err)
+	mutex_lock(&s->thread_lock);
+	if (!s->threads_attached && vmstack_thread_events_wanted(s)) {
+		/* Targets added from now on get theirs at once. */
+		s->threads_attached = true;
+		ret = vmstack_thread_events_scan_all(s, false, extack);
 		vmstack_thread_events_rescan_soon(s);
-	return err;
+	}
+	mutex_unlock(&s->thread_lock);
+	return ret < 0 ? ret : 0;
+}
+
+int vmstack_thread_events_attach(struct vmstack_session *s, struct pid *tgid,
+				 struct netlink_ext_ack *extack)
+{
+	int ret = 0;
+
+	mutex_lock(&s->thread_lock);
+	/* Else vmstack_thread_events_attach_all() will, or none is wanted. */
+	if (s->threads_attached && vmstack_thread_events_wanted(s)) {
+		ret = vmstack_thread_events_scan(s, tgid, false, extack);
+		vmstack_thread_events_rescan_soon(s);
+	}
+	mutex_unlock(&s->thread_lock);
+	return ret < 0 ? ret : 0;
 }
 
 void vmstack_thread_events_release(struct vmstack_session *s)
@@ -252,14 +303,14 @@ void vmstack_thread_events_release(struct vmstack_session *s)
 
 	/* s->stopped is set: a scan that runs now makes nothing. */
 	cancel_delayed_work_sync(&s->rescan);
-	mutex_lock(&s->lock);
+	mutex_lock(&s->thread_lock);
 	ev = s->thread_events;
 	n = s->nr_thread_events;
 	cap = s->thread_events_cap;
 	s->thread_events = NULL;
 	s->nr_thread_events = 0;
 	s->thread_events_cap = 0;
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->thread_lock);
 	/* The inherited events go with their parents, as synchronously. */
 	for (i = 0; i < n; i++)
 		perf_event_release_kernel(ev[i]);

@@ -14,7 +14,11 @@ struct vmstack_session;
 
 /* Once, when the session is allocated: release may run on any error. */
 void vmstack_thread_events_init(struct vmstack_session *s);
-/* The threads of process @tgid, then of every target. Caller holds s->lock. */
+/*
+ * The threads of process @tgid (a target added after the others'), or of
+ * every target (at resume): nothing before resume or after stop. Caller
+ * holds neither s->lock nor s->thread_lock.
+ */
 int vmstack_thread_events_attach(struct vmstack_session *s, struct pid *tgid,
 				 struct netlink_ext_ack *extack);
 int vmstack_thread_events_attach_all(struct vmstack_session *s,

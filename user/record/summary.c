@@ -144,6 +144,9 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (VMSTACK_CNT(c, THROTTLED))
 		fprintf(stderr, TOOL ": %" PRIu64 " of the lost samples were dropped because the handler took over %d%% of a CPU: lower -F or --max-depth\n",
 			VMSTACK_CNT(c, THROTTLED), VMSTACK_HANDLER_MAX_PERCENT);
+	if (VMSTACK_CNT(c, THREADS_OVER))
+		fprintf(stderr, TOOL ": warning: %" PRIu64 " threads were not sampled: the module gives events to %d threads of a session at most\n",
+			VMSTACK_CNT(c, THREADS_OVER), VMSTACK_MAX_THREAD_EVENTS);
 	if (VMSTACK_CNT(c, NOT_DUMPABLE) || VMSTACK_CNT(c, COMPAT))
 		fprintf(stderr, TOOL ": user stacks not read: %" PRIu64 " samples of a target no longer dumpable (setuid), %" PRIu64 " of 32-bit code\n",
 			VMSTACK_CNT(c, NOT_DUMPABLE), VMSTACK_CNT(c, COMPAT));

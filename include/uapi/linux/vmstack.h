@@ -74,7 +74,7 @@
  *        process): an event on each thread, made at SESSION_RESUME when
  *        the session started paused, then again for threads found later;
  *        TARGET_ADD in any TASK_EVENTS session (the process's threads get
- *        events); counters THREAD_EVENTS and THREADS_LATE;
+ *        events); counters THREAD_EVENTS, THREADS_LATE and THREADS_OVER;
  *        VMSTACK_MAX_THREAD_EVENTS.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
@@ -178,7 +178,9 @@
  *            first round; a thread made by one that has an event inherits
  *            it and is given none (4.3; 3.3 to 4.2 refused a target of
  *            more than one thread). At most VMSTACK_MAX_THREAD_EVENTS
- *            threads are given one (E2BIG past that)), CHILDREN (flag,
+ *            threads are given one over the session's life (the others
+ *            are counted, THREADS_OVER); an error at resume leaves the
+ *            session sampling the threads given one), CHILDREN (flag,
  *            3.5, with TASK_EVENTS: the event is inherited by the
  *            processes the target starts, and theirs; a process not in
  *            the set is walked as with ALL, and TARGET_ADD may describe
@@ -348,6 +350,7 @@ enum vmstack_cpu_stats_attr {
 	VMSTACK_CS_A_VM_UNVERIFIED,	/* 3.6: VM stacks with an unverified frame */
 	VMSTACK_CS_A_THREAD_EVENTS,	/* 4.3: TASK_EVENTS made on threads */
 	VMSTACK_CS_A_THREADS_LATE,	/* 4.3: of them, for threads found late */
+	VMSTACK_CS_A_THREADS_OVER,	/* 4.3: threads given none: the limit */
 	__VMSTACK_CS_A_MAX,
 };
 #define VMSTACK_CS_A_MAX (__VMSTACK_CS_A_MAX - 1)
