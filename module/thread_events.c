@@ -142,7 +142,7 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 	struct list_head *head, *pos;
 	struct perf_event_attr attr;
 	struct perf_event *ev;
-	u32 n = 0, i, fit, made = 0;
+	u32 n = 0, i, fit, made = 0, held = 0;
 	int room, err = 0;
 
 	/* Every thread past the limit is counted (THREADS_OVER), never made. */
@@ -156,8 +156,12 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 		head = &leader->signal->thread_head;
 		for (pos = READ_ONCE(head->next); pos != head; pos = READ_ONCE(pos->next)) {
 			t = list_entry(pos, struct task_struct, thread_node);
-			if ((t->flags & PF_EXITING) || vmstack_thread_has_event(t, s))
+			if (t->flags & PF_EXITING)
 				continue;
+			if (vmstack_thread_has_event(t, s)) {
+				held++;
+				continue;
+			}
 			if (n == VMSTACK_MAX_THREAD_EVENTS)
 				break;
 			get_task_struct(t);
@@ -165,6 +169,18 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 		}
 	}
 	rcu_read_unlock();
+	/*
+	 * A later scan gives none to a process none of whose threads holds
+	 * one: perf removed them (an exec that made it not dumpable, a
+	 * setuid one: perf_event_exit_task() in begin_new_exec()), and it is
+	 * no longer sampled, as under perf -p; or each thread that had one
+	 * exited.
+	 */
+	if (late && !held) {
+		for (i = 0; i < n; i++)
+			put_task_struct(tasks[i]);
+		n = 0;
+	}
 	room = vmstack_thread_events_room(s, n, extack);
 	if (room < 0)
 		err = room;

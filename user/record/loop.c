@@ -14,6 +14,7 @@
 #include "follow.h"
 #include "record.h"
 #include "ring_size.h"
+#include "setuid_watch.h"
 
 static volatile sig_atomic_t stop_requested, rotate_requested;
 /* --every: SIGHUP ends an interval; else it ends the recording (a hangup). */
@@ -97,6 +98,8 @@ void record_loop(struct recording *r)
 		if (record_targets_refresh(&r->targets, last_change))
 			last_change = record_now();
 		record_follow_scan(&r->targets);
+		if (r->session.started.task_events)
+			record_setuid_watch(&r->targets);
 		if (show && record_now() - last_status >= 1.0) {
 			last_status = record_now();
 			record_session_counts(&r->session, &c, NULL);

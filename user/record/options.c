@@ -23,7 +23,7 @@ enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
 	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN, OPT_NO_DEMANGLE,
-	OPT_NO_INHERIT,
+	OPT_NO_INHERIT, OPT_CPU_EVENTS,
 };
 
 static const struct cli_option options[] = {
@@ -31,6 +31,9 @@ static const struct cli_option options[] = {
 	  "selects its process), and the processes they start\nor had started, as they are found" },
 	{ "no-inherit", OPT_NO_INHERIT, NULL, "with -p: the processes named only, not their\n"
 	  "children (--raw implies it)" },
+	{ "cpu-events", OPT_CPU_EVENTS, NULL, "with -p: one perf event per CPU, filtered by\n"
+	  "process, instead of one on each of its threads (every\nCPU is interrupted at the rate; a setuid exec's\n"
+	  "samples are counted as unread instead of not taken)" },
 	{ "all", 'a', NULL, "profile every process, kernel threads included\n(needs CAP_PERFMON or root)" },
 	{ "cgroup", OPT_CGROUP, "DIR", "profile the processes of a cgroup v2 directory and\n"
 	  "those below it, including ones started later\n(a path, or one under /sys/fs/cgroup)" },
@@ -143,6 +146,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_NO_INHERIT:
 		o->no_inherit = 1;
+		return 0;
+	case OPT_CPU_EVENTS:
+		o->cpu_events = 1;
 		return 0;
 	case 'F':
 		return cli_uint(val, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ, &o->freq) ?
@@ -262,6 +268,8 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 		return bad("%s", "--raw keeps one process: give one -p PID with it");
 	if (o->no_inherit && !o->npids)
 		return bad("%s", "--no-inherit goes with -p");
+	if (o->cpu_events && !o->npids)
+		return bad("%s", "--cpu-events goes with -p");
 	/* A raw recording holds one process: its children are not followed. */
 	o->follow = o->npids && !o->no_inherit && !o->raw;
 	if (o->keep && !o->every)

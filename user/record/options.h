@@ -27,6 +27,7 @@ struct record_options {
 	int all;		/* -a */
 	int children;		/* --children */
 	int no_inherit;		/* --no-inherit */
+	int cpu_events;		/* --cpu-events */
 	int follow;		/* -p: the targets' children too (follow.c) */
 	const char *cgroup;	/* --cgroup */
 	char **cmd;

@@ -71,6 +71,10 @@ static int use_thread_events(struct record_session *s, const struct record_optio
 		return 1;
 	if (!o->npids)
 		return 0;
+	if (o->cpu_events) {
+		snprintf(s->cpu_events_why, sizeof(s->cpu_events_why), "--cpu-events");
+		return 0;
+	}
 	if (s->abi_minor < 3) {
 		snprintf(s->cpu_events_why, sizeof(s->cpu_events_why),
 			 "the module predates events on a running process's threads (ABI 4.3)");

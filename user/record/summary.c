@@ -10,6 +10,7 @@
 
 #include "follow.h"
 #include "record.h"
+#include "setuid_watch.h"
 
 #define LOSS_WARN_PERCENT 2.0
 
@@ -144,6 +145,7 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (VMSTACK_CNT(c, THROTTLED))
 		fprintf(stderr, TOOL ": %" PRIu64 " of the lost samples were dropped because the handler took over %d%% of a CPU: lower -F or --max-depth\n",
 			VMSTACK_CNT(c, THROTTLED), VMSTACK_HANDLER_MAX_PERCENT);
+	record_setuid_watch_report(ts, stderr);
 	if (VMSTACK_CNT(c, THREADS_OVER))
 		fprintf(stderr, TOOL ": warning: %" PRIu64 " threads were not sampled: the module gives events to %d threads of a session at most\n",
 			VMSTACK_CNT(c, THREADS_OVER), VMSTACK_MAX_THREAD_EVENTS);

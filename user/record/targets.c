@@ -14,6 +14,7 @@
 #include "py_tramp.h"
 #include "session.h"
 #include "process.h"
+#include "setuid_watch.h"
 #include "targets.h"
 #include "util.h"
 #include "vm/attach.h"
@@ -58,6 +59,7 @@ void record_targets_open(struct record_targets *ts, const struct record_options 
 		struct vmstack_target *t = &ts->t[i];
 
 		record_target_open(ts, t, o->pids[i]);
+		record_setuid_watch_start(t);
 		if (!o->cmd)
 			vmstack_process_refresh(t->proc);
 	}
