@@ -20,10 +20,11 @@
  * creator had an event inherits none and is not yet on the list: it is
  * found by the scans that follow each attach (10 ms, 100 ms, 1 s later;
  * a scan that finds one starts the series again), and counted
- * (THREADS_LATE). perf record -p has the same window and no second look. An inherited event starts in its parent's state, so the
- * events are made enabled, when sampling starts (resume), never made
- * disabled and enabled later (perf_event_enable() enables one event, not
- * the copies its thread's children made meanwhile).
+ * (THREADS_LATE). perf record -p has the same window and no second look.
+ * An inherited event starts in its parent's state, so the events are
+ * made enabled, when sampling starts (resume), never made disabled and
+ * enabled later (perf_event_enable() enables one event, not the copies
+ * its thread's children made meanwhile).
  *
  * Locks: s->thread_lock guards what this file keeps, and is taken with
  * s->lock not held: making a task's first event may enable perf's
