@@ -84,8 +84,9 @@ static bool vmstack_thread_has_event(struct task_struct *t, struct vmstack_sessi
 }
 
 /*
- * Room for @n more events, up to VMSTACK_MAX_THREAD_EVENTS over the
- * session's life: how many fit, or an error. Caller holds s->thread_lock.
+ * Room for @n more events, up to VMSTACK_MAX_THREAD_EVENTS held at once
+ * (those of threads gone are released first: reap below): how many fit,
+ * or an error. Caller holds s->thread_lock.
  */
 static int vmstack_thread_events_room(struct vmstack_session *s, u32 n,
 				      struct netlink_ext_ack *extack)
@@ -146,7 +147,7 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 	u32 n = 0, i, fit, made = 0, held = 0;
 	int room, err = 0;
 
-	/* Every thread past the limit is counted (THREADS_OVER), never made. */
+	/* Threads past the limit are counted (THREADS_OVER), never given one. */
 	tasks = kvmalloc_array(VMSTACK_MAX_THREAD_EVENTS, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
 	if (!tasks)
 		return -ENOMEM;
@@ -209,9 +210,39 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 	vmstack_thread_events_count(s, VMSTACK_CS_A_THREAD_EVENTS, made);
 	if (late)
 		vmstack_thread_events_count(s, VMSTACK_CS_A_THREADS_LATE, made);
-	if (!err && fit < n)
+	/* Once a thread: a later scan would find those it could not give one again. */
+	if (!err && !late && fit < n)
 		vmstack_thread_events_count(s, VMSTACK_CS_A_THREADS_OVER, n - fit);
 	return err ? err : made;
+}
+
+/*
+ * Release the events of threads that exited (perf set them EXIT as it
+ * took them off their task) and no thread made holds a copy of: they
+ * count against VMSTACK_MAX_THREAD_EVENTS and pin their task and its
+ * context until released. A process -p follows gets events of its own
+ * (child processes inherit none), so without this a long recording of a
+ * forking server would run out. Caller holds s->thread_lock.
+ */
+static void vmstack_thread_events_reap(struct vmstack_session *s)
+{
+	struct perf_event *ev;
+	u32 i, kept = 0;
+	bool done;
+
+	for (i = 0; i < s->nr_thread_events; i++) {
+		ev = s->thread_events[i];
+		/* A copy leaves child_list when its thread exits (DETACH_CHILD). */
+		mutex_lock(&ev->child_mutex);
+		done = READ_ONCE(ev->state) == PERF_EVENT_STATE_EXIT &&
+		       list_empty(&ev->child_list);
+		mutex_unlock(&ev->child_mutex);
+		if (done)
+			perf_event_release_kernel(ev);
+		else
+			s->thread_events[kept++] = ev;
+	}
+	s->nr_thread_events = kept;
 }
 
 /*
@@ -228,6 +259,7 @@ static int vmstack_thread_events_scan_all(struct vmstack_session *s, bool late,
 	int ret, made = 0, err = 0;
 	u32 n = 0, i;
 
+	vmstack_thread_events_reap(s);
 	pids = kvmalloc_array(VMSTACK_MAX_TARGETS, sizeof(*pids), GFP_KERNEL_ACCOUNT);
 	if (!pids)
 		return -ENOMEM;
@@ -306,6 +338,7 @@ int vmstack_thread_events_attach(struct vmstack_session *s, struct pid *tgid,
 	mutex_lock(&s->thread_lock);
 	/* Else vmstack_thread_events_attach_all() will, or none is wanted. */
 	if (s->threads_attached && vmstack_thread_events_wanted(s)) {
+		vmstack_thread_events_reap(s);
 		ret = vmstack_thread_events_scan(s, tgid, false, extack);
 		vmstack_thread_events_rescan_soon(s);
 	}

@@ -39,7 +39,7 @@ total=$(awk '{s += $NF} END {print s+0}' /tmp/suid.thr.folded)
 after=$(unread /tmp/suid.thr.err)
 note "events on its threads: samples with user frames (the shell, before the exec) $before of $total; not read ${after:-0}"
 [ "$before" -gt 200 ] || fail "the target was not sampled before the exec"
-grep -q "exec'd suid-calltree with other credentials" /tmp/suid.thr.err ||
+grep -q "exec'd suid-calltree with other effective ids" /tmp/suid.thr.err ||
 	fail "the recorder did not say that the setuid exec ended the sampling"
 # (One may land in the exec itself, between the new credentials and the
 # removal of the events.)

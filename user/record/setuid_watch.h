@@ -11,7 +11,7 @@
 struct record_targets;
 struct vmstack_target;
 
-/* Its ids and name as the recording starts. */
+/* Its name as the recording starts. */
 void record_setuid_watch_start(struct vmstack_target *t);
 /* Look again (each drain): the named targets. */
 void record_setuid_watch(struct record_targets *ts);

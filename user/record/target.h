@@ -33,11 +33,9 @@ struct vmstack_target {
 	char vm_file[64];	/* what it registers with libvmstack */
 	struct vmstack_py_tramp *py_tramp;	/* CPython's perf trampolines, or NULL */
 	void *owner;		/* its set (record/targets.h), for callbacks */
-	/* Its effective ids and name at the start (record/setuid_watch.c). */
-	int ids_known;
-	long euid, egid;
-	char comm_at_start[64];
-	int setuid_exec;	/* exec'd with other ids: perf removed its events */
+	/* Its name when last looked at (record/setuid_watch.c). */
+	char seen_name[64];
+	int setuid_exec;	/* exec'd into setuid ids: perf removed its events */
 };
 
 /* Open @t on process @pid (pidfd, process object, name, cgroup). */

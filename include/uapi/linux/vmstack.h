@@ -178,8 +178,9 @@
  *            first round; a thread made by one that has an event inherits
  *            it and is given none (4.3; 3.3 to 4.2 refused a target of
  *            more than one thread). At most VMSTACK_MAX_THREAD_EVENTS
- *            threads are given one over the session's life (the others
- *            are counted, THREADS_OVER); an error at resume leaves the
+ *            events made are held at once (those of exited threads are
+ *            released at the next attach or scan; threads past it are
+ *            counted, THREADS_OVER); an error at resume leaves the
  *            session sampling the threads given one), CHILDREN (flag,
  *            3.5, with TASK_EVENTS: the event is inherited by the
  *            processes the target starts, and theirs; a process not in
