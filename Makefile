@@ -51,7 +51,7 @@ LDLIBS_CORE := -ldw -lelf -lz -liberty
 # user/unwind/ makes the unwind rows (its *upload.c files talk to the module).
 CORE_SRCS := user/ring_reader.c user/maps.c user/symtab.c user/file.c user/process.c \
 	     user/hash_table.c user/vm_names.c user/vm_sites.c user/stacks.c user/abi.c \
-	     user/frame.c user/profile.c user/raw_file.c user/threads.c \
+	     user/frame.c user/profile.c user/raw_file.c user/threads.c user/off_cpu.c \
 	     user/elf_facts.c user/dwarf_types.c user/util.c user/needed.c \
 	     user/debuginfo.c user/lines.c user/demangle.c \
 	     $(wildcard user/vm/*.c user/vm/*/*.c) $(wildcard user/output/*.c) \
@@ -79,7 +79,8 @@ WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 PYENV_DIRS := $(wildcard $(foreach v,3.9 3.10 3.12 3.13,/root/.pyenv/versions/$(v).*))
 PYENV_VMSEXT := $(foreach d,$(PYENV_DIRS),$(B)/workloads/py$(basename $(notdir $(d)))/vmsext.so)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
-	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/tinyvm \
+	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/waiter \
+	     $(B)/workloads/tinyvm \
 	     $(B)/workloads/cxxtree \
 	     $(B)/workloads/libdlspin.so $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so \
 	     $(PYENV_VMSEXT) $(foreach v,5.1 5.2 5.3,$(B)/workloads/lua_host$(v))
@@ -232,6 +233,12 @@ $(B)/workloads/py%/vmsext.so: tests/workloads/python/vmsext.c Makefile | $(B)
 
 # The sandwich demo: C embedding LuaJIT (Debian's libluajit-5.1).
 $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)
+	@mkdir -p $(B)/workloads
+	$(CC) -O2 -g -fno-omit-frame-pointer -fno-inline $(shell pkg-config --cflags luajit) $< \
+		$(shell pkg-config --libs luajit) -o $@
+
+# Where a C host embedding LuaJIT waits (--off-cpu's known 3:1 split).
+$(B)/workloads/waiter: tests/workloads/sandwich/waiter.c Makefile | $(B)
 	@mkdir -p $(B)/workloads
 	$(CC) -O2 -g -fno-omit-frame-pointer -fno-inline $(shell pkg-config --cflags luajit) $< \
 		$(shell pkg-config --libs luajit) -o $@

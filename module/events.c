@@ -96,6 +96,8 @@ int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *exta
 		if (s->cfg.event == VMSTACK_EVENT_CYCLES)
 			NL_SET_ERR_MSG(extack,
 				       "cannot create a cycles event (no PMU?); try cpu-clock");
+		else if (s->cfg.event == VMSTACK_EVENT_SWITCHES)
+			NL_SET_ERR_MSG(extack, "cannot create a context-switch event");
 		else
 			NL_SET_ERR_MSG(extack, "cannot create a cpu-clock event");
 		return err;

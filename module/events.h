@@ -29,6 +29,17 @@ static inline void vmstack_event_attr(const struct vmstack_session *s,
 	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
 		attr->type = PERF_TYPE_HARDWARE;
 		attr->config = PERF_COUNT_HW_CPU_CYCLES;
+	} else if (s->cfg.event == VMSTACK_EVENT_SWITCHES) {
+		/*
+		 * Every switch-out: perf counts it in the task's context
+		 * before switching that out (perf_event_task_sched_out()),
+		 * and a period of 1 overflows once per switch, never
+		 * throttled (perf_swevent_event()).
+		 */
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+		attr->freq = 0;
+		attr->sample_period = 1;
 	} else {
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = PERF_COUNT_SW_CPU_CLOCK;

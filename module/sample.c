@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The perf overflow handler: the one place that calls the unwinders and
- * writes a record. It runs in hard interrupt context (software events) or
- * NMI context (hardware events), so it takes no lock, allocates nothing and
+ * writes a record. It runs in hard interrupt context (software events),
+ * NMI context (hardware events) or, for context switches, in the
+ * scheduler with the runqueue locked, so it takes no lock, allocates nothing,
+ * wakes no task itself (the rings' wake-up is an irq_work) and
  * only touches this CPU's state of the session. Its work is bounded
  * whatever the target does: the user walk by a read budget
  * (VMSTACK_MAX_READS), a deadline (VMSTACK_WALK_MAX_NS) and, for its VM
@@ -193,6 +195,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs)
 {
 	struct vmstack_session *s = event->overflow_handler_context;
+	bool sw = s->cfg.event == VMSTACK_EVENT_SWITCHES;
+	struct vmstack_rec_switch_tail *tail;
 	struct task_struct *task = current;
 	struct vmstack_rec_sample *rec;
 	struct vmstack_proc *p;
@@ -203,6 +207,11 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	u32 size;
 
 	pc = this_cpu_ptr(s->pcpu);
+	/* A CPU going idle is not a wait of anyone's. */
+	if (unlikely(is_idle_task(task))) {
+		vmstack_count(&pc->stats, VMSTACK_CS_A_OTHER, 1);
+		return;
+	}
 	/* By struct pid, not number: a reused PID is not the target. */
 	p = vmstack_proc_find(s, task_tgid(task));
 	if (!p)
@@ -228,6 +237,9 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	}
 
 	flags = vmstack_capture(s, p, pc, regs, t0, &nr_kernel, &nr_user);
+	/* Still on a runqueue: preempted or yielding, not waiting. */
+	if (sw && READ_ONCE(task->on_rq))
+		flags |= VMSTACK_SF_PREEMPTED;
 	if (p == &s->undescribed)
 		flags |= VMSTACK_SF_UNDESCRIBED;
 	if (flags & (VMSTACK_SF_KERNEL_TRUNC | VMSTACK_SF_USER_TRUNC))
@@ -242,6 +254,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		vmstack_count(&pc->stats, VMSTACK_CS_A_BUDGET, 1);
 
 	size = sizeof(*rec) + (nr_kernel + nr_user) * sizeof(u64);
+	if (sw)
+		size += sizeof(*tail);
 	rec = vmstack_ring_reserve(&pc->ring, size, &bad_tail);
 	if (!rec) {
 		if (bad_tail)
@@ -249,7 +263,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		vmstack_count(&pc->stats, VMSTACK_CS_A_DROPPED, 1);
 		goto out;
 	}
-	rec->hdr.type = VMSTACK_REC_SAMPLE;
+	rec->hdr.type = sw ? VMSTACK_REC_SWITCH : VMSTACK_REC_SAMPLE;
 	rec->hdr.flags = flags;
 	rec->hdr.size = size;
 	rec->time_ns = ktime_get_mono_fast_ns();
@@ -259,6 +273,16 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	rec->nr_kernel = nr_kernel;
 	rec->nr_user = nr_user;
 	memcpy(rec->ips, pc->ips, (nr_kernel + nr_user) * sizeof(u64));
+	if (sw) {
+		/*
+		 * The scheduler charged the time run so far (update_curr()
+		 * in pick_next_task()) and counted this switch before
+		 * switching perf's context out, which calls us.
+		 */
+		tail = (struct vmstack_rec_switch_tail *)(rec->ips + nr_kernel + nr_user);
+		tail->run_ns = task->se.sum_exec_runtime;
+		tail->switches = task->nvcsw + task->nivcsw;
+	}
 	vmstack_ring_commit(&pc->ring, size);
 	vmstack_count(&pc->stats, VMSTACK_CS_A_WRITTEN, 1);
 	vmstack_count(&pc->stats, VMSTACK_CS_A_FRAMES, nr_kernel + nr_user);

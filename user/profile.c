@@ -348,8 +348,9 @@ void vmstack_profile_name(struct vmstack_profile *p, const struct vmstack_stacks
 	int have = 0;
 
 	/* By process: each process's source is asked for once. */
+	/* Not one of no weight: an off-CPU stack whose wait never ended. */
 	for (i = 0; i < st->nslots; i++)
-		if (st->slots[i])
+		if (st->slots[i] && st->slots[i]->count)
 			v[n++] = st->slots[i];
 	qsort(v, n, sizeof(*v), cmp_pid);
 	for (i = 0; i < n; i++) {

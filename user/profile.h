@@ -70,6 +70,8 @@ struct vmstack_profile {
 	/* What the recording says of itself, for summaries (0: unknown). */
 	uint64_t lost;
 	unsigned int freq;	/* samples per second per CPU: a sample's CPU time */
+	/* Counts are microseconds off CPU (--off-cpu), not samples. */
+	int off_cpu;
 	uint64_t duration_ns;	/* the recording's wall time */
 };
 

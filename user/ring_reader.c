@@ -42,11 +42,13 @@ long vmstack_ring_drain(struct vmstack_ring_view *r, vmstack_sample_fn fn,
 		    hdr->size % 8 || hdr->size > left ||
 		    hdr->size > r->size - off)
 			return -1;
-		if (hdr->type == VMSTACK_REC_SAMPLE) {
+		if (hdr->type == VMSTACK_REC_SAMPLE || hdr->type == VMSTACK_REC_SWITCH) {
 			rec = (const struct vmstack_rec_sample *)hdr;
 			if (hdr->size < sizeof(*rec) ||
 			    hdr->size != sizeof(*rec) +
-			    ((uint64_t)rec->nr_kernel + rec->nr_user) * 8)
+			    ((uint64_t)rec->nr_kernel + rec->nr_user) * 8 +
+			    (hdr->type == VMSTACK_REC_SWITCH ?
+			     sizeof(struct vmstack_rec_switch_tail) : 0))
 				return -1;
 			fn(rec, arg);
 			n++;

@@ -17,9 +17,20 @@ struct vmstack_ring_view {
 void vmstack_ring_views(void *area, unsigned nr_cpus, unsigned ring_pages,
 			size_t page_size, struct vmstack_ring_view *views);
 
-/* Called for each sample; the record is valid only during the call. */
+/*
+ * Called for each sample or switch-out (hdr.type SWITCH: the sample is
+ * followed by struct vmstack_rec_switch_tail, vmstack_rec_switch_tail()
+ * finds it); the record is valid only during the call.
+ */
 typedef void (*vmstack_sample_fn)(const struct vmstack_rec_sample *rec,
 				  void *arg);
+
+static inline const struct vmstack_rec_switch_tail *
+vmstack_rec_switch_tail(const struct vmstack_rec_sample *rec)
+{
+	return (const struct vmstack_rec_switch_tail *)(rec->ips + rec->nr_kernel +
+							 rec->nr_user);
+}
 
 /* Bytes written and not yet consumed: how full the ring is now. */
 uint64_t vmstack_ring_used(const struct vmstack_ring_view *r);

@@ -53,24 +53,30 @@ static void grow(struct vmstack_stacks *st)
 int vmstack_stacks_add(struct vmstack_stacks *st,
 		       const struct vmstack_rec_sample *rec)
 {
+	return vmstack_stacks_add_weight(st, rec, 1);
+}
+
+int vmstack_stacks_add_weight(struct vmstack_stacks *st,
+			      const struct vmstack_rec_sample *rec, uint64_t weight)
+{
 	uint32_t tid = st->per_thread ? rec->tid : 0;
 	uint16_t nk = rec->nr_kernel, nu = rec->nr_user;
 	struct vmstack_stack *s;
 	size_t j, n = (size_t)nk + nu;
 
-	st->samples++;
+	st->samples += weight != 0;
 	st->added = NULL;
 	if (2 * (st->n + 1) > st->nslots)
 		grow(st);
 	j = stack_hash(rec->pid, tid, nk, nu, rec->ips) & (st->nslots - 1);
 	for (; (s = st->slots[j]); j = (j + 1) & (st->nslots - 1)) {
 		if (same(s, rec->pid, tid, nk, nu, rec->ips)) {
-			s->count++;
+			s->count += weight;
 			return 0;
 		}
 	}
 	s = xmalloc(sizeof(*s) + n * 8);
-	s->count = 1;
+	s->count = weight;
 	s->pid = rec->pid;
 	s->tid = tid;
 	s->nr_kernel = nk;

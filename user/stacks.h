@@ -35,9 +35,16 @@ struct vmstack_stacks {
 };
 
 void vmstack_stacks_init(struct vmstack_stacks *st, int per_thread);
-/* Count @rec's stack: 1 if it is a new one, else 0. */
+/* Count @rec's stack once: 1 if it is a new one, else 0. */
 int vmstack_stacks_add(struct vmstack_stacks *st,
 		       const struct vmstack_rec_sample *rec);
+/*
+ * Add @weight to @rec's stack (an off-CPU wait's microseconds; 0 keeps
+ * a stack whose weight is not known yet): 1 if it is a new one, else 0.
+ * samples counts the adds of a weight.
+ */
+int vmstack_stacks_add_weight(struct vmstack_stacks *st,
+			      const struct vmstack_rec_sample *rec, uint64_t weight);
 void vmstack_stacks_free(struct vmstack_stacks *st);
 
 /* Start @it on @s's frames: leaf first, kernel ones, then user ones. */

@@ -277,7 +277,8 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 		for (k = s->n; k > 0; k = outer)
 			pb_varint(&w->sub, location_of(w, p, s, k - 1, &outer));
 		pb_msg(&w->msg, SAMPLE_LOCATION_ID, &w->sub);
-		pb_varint(&w->sub, s->count);
+		/* Off CPU, a count is microseconds; pprof's unit is ns. */
+		pb_varint(&w->sub, p->off_cpu ? s->count * 1000 : s->count);
 		if (period)
 			pb_varint(&w->sub, s->count * period);
 		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
@@ -434,14 +435,22 @@ static int pprof_write(const struct vmstack_profile *p,
 	(void)o;
 	w.nframes = p->nframes;
 	str(&w, "");		/* string_table[0] must be "" */
-	value_type(&w, PROFILE_SAMPLE_TYPE, "samples", "count");
+	if (p->off_cpu)
+		value_type(&w, PROFILE_SAMPLE_TYPE, "off-cpu", "nanoseconds");
+	else
+		value_type(&w, PROFILE_SAMPLE_TYPE, "samples", "count");
 	if (period) {
 		value_type(&w, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
 		value_type(&w, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
 		pb_uint(&w.out, PROFILE_PERIOD, period);
 	}
-	snprintf(text, sizeof(text), "vmstack: %" PRIu64 " samples, %" PRIu64 " lost",
-		 p->samples, p->lost);
+	if (p->off_cpu)
+		snprintf(text, sizeof(text),
+			 "vmstack: where threads waited, %.3f s in all, %" PRIu64 " switch-outs lost",
+			 p->samples / 1e6, p->lost);
+	else
+		snprintf(text, sizeof(text), "vmstack: %" PRIu64 " samples, %" PRIu64 " lost",
+			 p->samples, p->lost);
 	pb_varint(&w.sub, str(&w, text));
 	if (p->freq) {
 		snprintf(text, sizeof(text), "vmstack: %u samples per second per CPU", p->freq);

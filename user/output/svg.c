@@ -185,8 +185,9 @@ static void draw(const struct draw *d, const struct node *n, uint64_t first, int
 		xml_text(d->out, text, (size_t)-1);
 		fprintf(d->out, "\"><title>");
 		xml_text(d->out, text, (size_t)-1);
-		fprintf(d->out, " (%llu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
-			(unsigned long long)n->count, 100.0 * n->count / d->total,
+		fprintf(d->out, " (%llu %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
+			(unsigned long long)n->count, d->p->off_cpu ? "us off CPU" : "samples",
+			100.0 * n->count / d->total,
 			x + PAD, y, w, ROW - 1, fill);
 		/* The baseline 3 px above the box's bottom, as flamegraph.js puts it. */
 		label(d->out, text, x + PAD + 3, y + ROW - 4, w);
@@ -230,10 +231,16 @@ static void legend(FILE *out)
 static void totals(FILE *out, const struct vmstack_profile *p, uint64_t samples,
 		   int inverted)
 {
-	fprintf(out, "<text id=\"totals\" x=\"%.0f\" y=\"40\" text-anchor=\"middle\">%llu samples",
-		(WIDTH + 2 * PAD) / 2, (unsigned long long)samples);
+	fprintf(out, "<text id=\"totals\" x=\"%.0f\" y=\"40\" text-anchor=\"middle\">",
+		(WIDTH + 2 * PAD) / 2);
+	/* Off CPU, widths are time waited (a count is microseconds). */
+	if (p->off_cpu)
+		fprintf(out, "off-CPU time: where threads waited, %.3f s in all", samples / 1e6);
+	else
+		fprintf(out, "%llu samples", (unsigned long long)samples);
 	if (p->lost)
-		fprintf(out, ", %llu lost", (unsigned long long)p->lost);
+		fprintf(out, p->off_cpu ? ", %llu switch-outs lost" : ", %llu lost",
+			(unsigned long long)p->lost);
 	if (p->duration_ns)
 		fprintf(out, ", %.2f s", p->duration_ns / 1e9);
 	if (inverted)

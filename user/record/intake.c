@@ -11,34 +11,21 @@
 #include "ring_reader.h"
 #include "process.h"
 
-void record_intake_init(struct recording *r)
-{
-	vmstack_stacks_init(&r->interval.stacks, r->o->per_thread);
-	vmstack_threads_init(&r->interval.threads);
-}
-
-static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
+/*
+ * Count @rec's stack by @weight (a sample: 1). A stack seen before was
+ * looked at then: its VM words are named and its mappings known or
+ * looked for. A new one: VM objects may be freed soon, so name its VM
+ * frames now; code in a mapping not read yet (dlopen) should have its
+ * unwind rules reach the module now, not at the next periodic refresh.
+ */
+static void add_stack(const struct vmstack_rec_sample *rec, uint64_t weight, void *arg)
 {
 	struct recording *r = arg;
 	struct vmstack_frame_iter it;
 	struct vmstack_frame f, caller;
 	struct vmstack_target *t;
 
-	/* Thread names: for --per-thread's labels and raw files only. */
-	if (r->o->per_thread || r->o->raw)
-		vmstack_threads_note(&r->interval.threads, (int)rec->pid, rec->tid);
-	r->undescribed += !!(rec->hdr.flags & VMSTACK_SF_UNDESCRIBED);
-	record_vm_cuts_note(&r->vm_cuts, rec);
-	if (r->o->raw)
-		vmstack_raw_append(&r->raw, rec);
-	/*
-	 * A stack seen before was looked at then: its VM words are named
-	 * and its mappings known or looked for. A new one: VM objects may
-	 * be freed soon, so name its VM frames now; code in a mapping not
-	 * read yet (dlopen) should have its unwind rules reach the module
-	 * now, not at the next periodic refresh.
-	 */
-	if (!vmstack_stacks_add(&r->interval.stacks, rec))
+	if (!vmstack_stacks_add_weight(&r->interval.stacks, rec, weight))
 		return;
 	t = record_targets_of_sample(&r->targets, (int)rec->pid);
 	if (!t)
@@ -52,6 +39,33 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 		else if (f.kind == VMSTACK_FRAME_NATIVE && !t->maps_stale &&
 			 !vmstack_process_knows(t->proc, f.value))
 			t->maps_stale = 1;
+}
+
+void record_intake_init(struct recording *r)
+{
+	vmstack_stacks_init(&r->interval.stacks, r->o->per_thread);
+	vmstack_threads_init(&r->interval.threads);
+	if (r->o->off_cpu)
+		vmstack_off_cpu_init(&r->off_cpu, (uint64_t)r->o->min_wait_us * 1000,
+				     add_stack, r);
+}
+
+static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
+{
+	struct recording *r = arg;
+
+	/* Thread names: for --per-thread's labels and raw files only. */
+	if (r->o->per_thread || r->o->raw)
+		vmstack_threads_note(&r->interval.threads, (int)rec->pid, rec->tid);
+	r->undescribed += !!(rec->hdr.flags & VMSTACK_SF_UNDESCRIBED);
+	record_vm_cuts_note(&r->vm_cuts, rec);
+	if (r->o->raw)
+		vmstack_raw_append(&r->raw, rec);
+	/* A switch-out's weight is known later (off_cpu.h). */
+	if (rec->hdr.type == VMSTACK_REC_SWITCH)
+		vmstack_off_cpu_take(&r->off_cpu, rec);
+	else
+		add_stack(rec, 1, r);
 }
 
 int record_drain(struct recording *r)
@@ -76,9 +90,17 @@ int record_drain(struct recording *r)
 				cpu);
 		}
 	}
+	if (r->o->off_cpu)
+		vmstack_off_cpu_settle(&r->off_cpu);
 	r->drains++;
 	r->drains_full += full;
 	return full;
+}
+
+void record_intake_end(struct recording *r)
+{
+	if (r->o->off_cpu)
+		vmstack_off_cpu_end(&r->off_cpu);
 }
 
 void record_intake_free(struct recording *r)
@@ -87,4 +109,6 @@ void record_intake_free(struct recording *r)
 		vmstack_stacks_free(&r->interval.stacks);
 	vmstack_threads_free(&r->interval.threads);
 	free(r->raw.data);
+	if (r->o->off_cpu)
+		vmstack_off_cpu_free(&r->off_cpu);
 }

@@ -143,6 +143,7 @@ int main(int argc, char **argv)
 	record_session_stop(&r.session);
 	r.duration_ns = (uint64_t)((record_now() - started) * 1e9);
 	record_drain(&r);
+	record_intake_end(&r);
 	record_session_counts(&r.session, &c, hist);
 	record_targets_load_perf_maps(&r.targets);
 	err = o.every ? record_write_interval(&r) :

@@ -23,8 +23,11 @@ enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
 	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN, OPT_NO_DEMANGLE,
-	OPT_NO_INHERIT, OPT_CPU_EVENTS,
+	OPT_NO_INHERIT, OPT_CPU_EVENTS, OPT_OFF_CPU, OPT_MIN_WAIT,
 };
+
+/* --min-wait's default: as bcc's offcputime's. */
+#define DEFAULT_MIN_WAIT_US 1
 
 static const struct cli_option options[] = {
 	{ "pid", 'p', "PID[,PID...]", "profile these running processes (a thread ID\n"
@@ -55,6 +58,11 @@ static const struct cli_option options[] = {
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, "native functions' names as their files spell them\n"
 	  "(C++'s and Rust's are demangled: \"ns::f(int)\")" },
 	{ "event", 'e', "EVENT", "cpu-clock (default) or cycles (needs a PMU)" },
+	{ "off-cpu", OPT_OFF_CPU, NULL, "where threads wait instead of where they run: the\n"
+	  "stack at each switch-out, weighted by the time until\nthe thread runs again; counts are microseconds\n"
+	  "(needs vmstack.ko 4.4)" },
+	{ "min-wait", OPT_MIN_WAIT, "USECS", "with --off-cpu: shorter waits are only counted\n"
+	  "(default " XSTR(DEFAULT_MIN_WAIT_US) ")" },
 	{ "unwind", OPT_UNWIND, "MODE", "user stacks by 'cfi' (default: rules from each\n"
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
 	{ "max-depth", OPT_MAX_DEPTH, "N", "frames per stack, kernel and user each; a VM's script frame counts\ntwo (default "
@@ -150,6 +158,12 @@ static int set_option(void *arg, int key, const char *val)
 	case OPT_CPU_EVENTS:
 		o->cpu_events = 1;
 		return 0;
+	case OPT_OFF_CPU:
+		o->off_cpu = 1;
+		return 0;
+	case OPT_MIN_WAIT:
+		return cli_uint(val, 0, UINT_MAX, &o->min_wait_us) ?
+		       bad("bad --min-wait '%s' (microseconds)", val) : 0;
 	case 'F':
 		return cli_uint(val, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ, &o->freq) ?
 		       bad("-F takes 1.." XSTR(VMSTACK_MAX_FREQ) " Hz, not '%s'", val) : 0;
@@ -251,7 +265,8 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 	*o = (struct record_options){ .freq = VMSTACK_DEFAULT_FREQ, .kernel = 1,
 			       .max_depth = VMSTACK_DEFAULT_MAX_DEPTH,
 			       .cfi = 1,
-			       .vm = VM_AUTO, .event = VMSTACK_EVENT_CPU_CLOCK };
+			       .vm = VM_AUTO, .event = VMSTACK_EVENT_CPU_CLOCK,
+			       .min_wait_us = DEFAULT_MIN_WAIT_US };
 	first = cli_parse(&record_cli, argc, argv, set_option, o);
 	if (first < 0)
 		return -1;
@@ -270,6 +285,13 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 		return bad("%s", "--no-inherit goes with -p");
 	if (o->cpu_events && !o->npids)
 		return bad("%s", "--cpu-events goes with -p");
+	if (o->off_cpu) {
+		if (o->event != VMSTACK_EVENT_CPU_CLOCK)
+			return bad("%s", "--off-cpu records context switches: not with -e");
+		if (o->raw)
+			return bad("%s", "--off-cpu is not written to raw files (--raw) yet");
+		o->event = VMSTACK_EVENT_SWITCHES;
+	}
 	/* A raw recording holds one process: its children are not followed. */
 	o->follow = o->npids && !o->no_inherit && !o->raw;
 	if (o->keep && !o->every)

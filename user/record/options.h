@@ -28,6 +28,8 @@ struct record_options {
 	int children;		/* --children */
 	int no_inherit;		/* --no-inherit */
 	int cpu_events;		/* --cpu-events */
+	int off_cpu;		/* --off-cpu: event SWITCHES, weights in us */
+	unsigned int min_wait_us;	/* --min-wait */
 	int follow;		/* -p: the targets' children too (follow.c) */
 	const char *cgroup;	/* --cgroup */
 	char **cmd;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "off_cpu.h"
 #include "options.h"
 #include "raw_file.h"
 #include "rotate.h"
@@ -53,6 +54,7 @@ struct recording {
 	struct record_interval interval;
 	struct record_series series;
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
+	struct vmstack_off_cpu off_cpu;	/* --off-cpu: waits from switch-outs */
 	uint64_t undescribed;		/* samples walked with frame pointers only */
 	struct record_vm_cuts vm_cuts;
 	uint64_t duration_ns;		/* sampling's wall time */
@@ -69,6 +71,8 @@ void record_intake_init(struct recording *r);
  * one was more than half full: drain again at once.
  */
 int record_drain(struct recording *r);
+/* After the last drain: --off-cpu's waits still under way, weighed. */
+void record_intake_end(struct recording *r);
 void record_intake_free(struct recording *r);
 
 /* vm_cuts.c: why VM parts were cut, counted and named. */

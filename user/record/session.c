@@ -215,6 +215,11 @@ int record_session_start(struct record_session *s, const struct record_options *
 	unsigned int max_rate;
 	int err;
 
+	if (o->off_cpu && s->abi_minor < 4) {
+		fprintf(stderr, TOOL ": --off-cpu needs vmstack.ko ABI 4.4 (context switch records); the loaded module has 4.%u\n",
+			s->abi_minor);
+		return -1;
+	}
 	if (o->cgroup) {
 		vmstack_cgroup_dir(o->cgroup, path, sizeof(path));
 		req.cgroup = 1;

@@ -91,14 +91,17 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	double ring_lost = taken ? 100.0 * (dropped - VMSTACK_CNT(c, THROTTLED)) / taken : 0.0;
 	const struct record_targets *ts = &r->targets;
 	const struct vmstack_target *t;
+	/* Off CPU, a stack counts waits (each weighed by its time). */
+	const char *what = r->o->off_cpu ? "waits" : "samples";
 	int vms = 0;
 
 	if (r->o->every)
-		fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), in %u profiles in %s",
-			r->series.samples_before, dropped, lost, r->series.written, r->o->output);
+		fprintf(stderr, TOOL ": %" PRIu64 " %s, %" PRIu64 " lost (%.2f%%), in %u profiles in %s",
+			r->series.samples_before, what, dropped, lost, r->series.written,
+			r->o->output);
 	else
-		fprintf(stderr, TOOL ": %" PRIu64 " samples, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
-			r->interval.stacks.samples, dropped, lost, r->interval.stacks.n);
+		fprintf(stderr, TOOL ": %" PRIu64 " %s, %" PRIu64 " lost (%.2f%%), %zu distinct stacks",
+			r->interval.stacks.samples, what, dropped, lost, r->interval.stacks.n);
 	for (t = ts->t; t < ts->t + ts->n; t++) {
 		if (t->pid < 0 || !t->vms.n)
 			continue;
@@ -131,6 +134,11 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (VMSTACK_CNT(c, BUDGET))
 		fprintf(stderr, "; %" PRIu64 " by the read budget", VMSTACK_CNT(c, BUDGET));
 	fprintf(stderr, "\n");
+	if (r->o->off_cpu) {
+		fprintf(stderr, TOOL ": off CPU: ");
+		vmstack_off_cpu_print(&r->off_cpu.n, stderr);
+		fprintf(stderr, "\n");
+	}
 	if (ts->whole)
 		fprintf(stderr, TOOL ": %zu processes seen, %zu of them not described (kernel threads, idle, refused), %zu beyond the %zu the recorder holds; %" PRIu64
 			" samples walked with frame pointers only (before their process was described, or never)\n",
@@ -161,5 +169,7 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (r->o->stats)
 		print_cost(r, c, hist);
 	if (!r->interval.stacks.samples && !r->series.samples_before)
-		fprintf(stderr, TOOL ": warning: no samples (did the target run on a CPU?)\n");
+		fprintf(stderr, r->o->off_cpu ?
+			TOOL ": warning: no waits (did the target ever stop running?)\n" :
+			TOOL ": warning: no samples (did the target run on a CPU?)\n");
 }

@@ -46,7 +46,9 @@ static void name_profile(struct recording *r, struct vmstack_profile *p, uint64_
 		.per_thread = o->per_thread, .threads = &r->interval.threads,
 		.lines = o->lines, .no_demangle = o->no_demangle });
 	p->lost = lost;
-	p->freq = r->session.started.freq;
+	/* Off CPU, a count is a wait's time, not a sample's period. */
+	p->off_cpu = o->off_cpu;
+	p->freq = o->off_cpu ? 0 : r->session.started.freq;
 	p->duration_ns = duration_ns;
 }
 

@@ -76,6 +76,9 @@
  *        TARGET_ADD in any TASK_EVENTS session (the process's threads get
  *        events); counters THREAD_EVENTS, THREADS_LATE and THREADS_OVER;
  *        VMSTACK_MAX_THREAD_EVENTS.
+ *   4.4  EVENT VMSTACK_EVENT_SWITCHES: a record (VMSTACK_REC_SWITCH) at
+ *        each switch-out of a sampled thread, for off-CPU profiles;
+ *        sample flag PREEMPTED.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -85,7 +88,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	4
-#define VMSTACK_ABI_MINOR	3
+#define VMSTACK_ABI_MINOR	4
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -394,6 +397,12 @@ static inline __u64 vmstack_hist_lower(unsigned int b)
 enum vmstack_event {
 	VMSTACK_EVENT_CPU_CLOCK,	/* software; works everywhere */
 	VMSTACK_EVENT_CYCLES,		/* hardware; needs a PMU */
+	/*
+	 * 4.4: every switch-out of a sampled thread (FREQ is not used),
+	 * written as VMSTACK_REC_SWITCH: the stack where it stops running.
+	 * Idle tasks are not recorded.
+	 */
+	VMSTACK_EVENT_SWITCHES,
 	__VMSTACK_EVENT_MAX,
 };
 #define VMSTACK_EVENT_MAX (__VMSTACK_EVENT_MAX - 1)
@@ -429,6 +438,7 @@ struct vmstack_ring_ctl {
 enum vmstack_rec_type {
 	VMSTACK_REC_PAD = 1,
 	VMSTACK_REC_SAMPLE = 2,
+	VMSTACK_REC_SWITCH = 3,		/* 4.4: a sample, then vmstack_rec_switch_tail */
 };
 
 /*
@@ -802,6 +812,7 @@ static inline __u64 vmstack_vmw_value(__u64 word)
 #define VMSTACK_SF_NO_USER	(1U << 8)	/* user stack not read (not dumpable, 32-bit) */
 #define VMSTACK_SF_UNDESCRIBED	(1U << 9)	/* 3.5: not in the set: frame pointers only */
 #define VMSTACK_SF_VM_UNVERIFIED (1U << 10)	/* 3.6: a VM frame is unverified */
+#define VMSTACK_SF_PREEMPTED	(1U << 11)	/* 4.4, SWITCH: still runnable, not waiting */
 
 struct vmstack_rec_hdr {
 	__u16 type;		/* enum vmstack_rec_type */
@@ -823,6 +834,19 @@ struct vmstack_rec_sample {
 	__u16 nr_kernel;
 	__u16 nr_user;
 	__u64 ips[];
+};
+
+/*
+ * A switch-out (4.4): struct vmstack_rec_sample (hdr.type
+ * VMSTACK_REC_SWITCH, the stack where the thread stops running) followed,
+ * after ips[], by this. The wait that starts here ends when the thread
+ * runs again: for its next SWITCH record, the off-CPU time between is
+ * (time_ns' - time_ns) - (run_ns' - run_ns), one wait when switches' is
+ * switches + 1 (a switch-out not recorded makes the gap larger).
+ */
+struct vmstack_rec_switch_tail {
+	__u64 run_ns;		/* the thread's CPU time so far */
+	__u64 switches;		/* its context switches so far, this one included */
 };
 
 #endif /* _UAPI_LINUX_VMSTACK_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waits from switch-outs (user/off_cpu.c), on records made here whose
+ * waits are known: each weighed by its own stack, in microseconds, when
+ * a drain's records of one thread come out of order; a gap (a switch-out
+ * between not recorded) counted, not shown; waits under --min-wait
+ * counted only; a preempted switch-out's wait counted as runnable.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "off_cpu.h"
+#include "unit.h"
+
+/* A switch-out record: one user frame (the stack's name), then the tail. */
+struct rec {
+	struct vmstack_rec_sample s;
+	uint64_t ip;
+	struct vmstack_rec_switch_tail t;
+};
+
+static struct rec make(uint32_t tid, uint64_t ip, uint64_t time_ns, uint64_t run_ns,
+		       uint64_t switches, uint16_t flags)
+{
+	struct rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = VMSTACK_REC_SWITCH;
+	r.s.hdr.flags = flags;
+	r.s.hdr.size = sizeof(r);
+	r.s.time_ns = time_ns;
+	r.s.pid = 100;
+	r.s.tid = tid;
+	r.s.nr_user = 1;
+	r.ip = ip;
+	r.t.run_ns = run_ns;
+	r.t.switches = switches;
+	return r;
+}
+
+/* What fn was given: weight by the stack's ip (1..4), and the calls of weight 0. */
+struct seen {
+	uint64_t by_ip[5];
+	unsigned int unweighed;
+};
+
+static void fn(const struct vmstack_rec_sample *rec, uint64_t weight_us, void *arg)
+{
+	struct seen *s = arg;
+
+	if (!weight_us)
+		s->unweighed++;
+	else if (rec->ips[0] < 5)
+		s->by_ip[rec->ips[0]] += weight_us;
+}
+
+UNIT_TEST(off_cpu_waits)
+{
+	struct vmstack_off_cpu oc;
+	struct seen s = { 0 };
+	struct rec r;
+
+	vmstack_off_cpu_init(&oc, 1000, fn, &s);
+	/*
+	 * Thread 7: out at 0 (stack 1), ran 1 ms, out at 10 ms (stack 2): a
+	 * 9 ms wait under stack 1. Given late first, as two CPUs' rings are.
+	 */
+	r = make(7, 2, 10000000, 1000000, 2, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	r = make(7, 1, 0, 0, 1, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	/* Thread 8, preempted at 0, back after 2 ms, ran 3 ms, out at 5 ms. */
+	r = make(8, 3, 0, 0, 40, VMSTACK_SF_PREEMPTED);
+	vmstack_off_cpu_take(&oc, &r.s);
+	r = make(8, 4, 5000000, 3000000, 41, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	vmstack_off_cpu_settle(&oc);
+	CHECK(s.by_ip[1] == 9000 && s.by_ip[2] == 0);
+	CHECK(s.by_ip[3] == 2000);
+	CHECK(oc.n.waits == 2 && oc.n.runnable == 1 && oc.n.runnable_ns == 2000000);
+	CHECK(s.unweighed == 4 && oc.n.switches == 4);
+
+	/* Thread 7 again, in a later drain: switch 4 (3 unrecorded): a gap. */
+	r = make(7, 1, 30000000, 2000000, 4, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	/* Thread 8: 0.5 ms later, ran nothing: under --min-wait (1 us)? No: 500 us. */
+	r = make(8, 4, 5500000, 3000000, 42, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	/* Thread 8: 800 ns later: shorter than the minimum. */
+	r = make(8, 4, 5500800, 3000000, 43, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	vmstack_off_cpu_settle(&oc);
+	CHECK(oc.n.gaps == 1 && oc.n.gap_ns == 30000000 - 10000000 - 1000000);
+	CHECK(s.by_ip[2] == 0 && s.by_ip[4] == 500);
+	CHECK(oc.n.short_waits == 1 && oc.n.waits == 3);
+	vmstack_off_cpu_free(&oc);
+}
