@@ -131,4 +131,16 @@ static inline bool vmstack_task_in_cgroup(struct task_struct *task, struct cgrou
 #define vmstack_task_perf_ctx(t, i)	READ_ONCE((t)->perf_event_ctxp)
 #endif
 
+/*
+ * Still runnable (preempted, yielding), not waiting, at a switch-out.
+ * 6.12's delayed dequeue ("sched/fair: Implement delayed dequeue") leaves
+ * a task that went to sleep on its runqueue (on_rq, se.sched_delayed)
+ * until it is picked or woken; task_is_runnable() came with it.
+ */
+#ifdef VMSTACK_HAVE_TASK_IS_RUNNABLE
+#define vmstack_task_runnable(t)	task_is_runnable(t)
+#else
+#define vmstack_task_runnable(t)	READ_ONCE((t)->on_rq)
+#endif
+
 #endif /* VMSTACK_COMPAT_H */

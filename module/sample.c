@@ -33,7 +33,8 @@
 
 /*
  * The user stack from registers @uregs (walk.h does the work), within
- * the read budget and VMSTACK_WALK_MAX_NS of the handler's start @t0.
+ * the read budget and VMSTACK_WALK_MAX_NS (a switch-out's:
+ * VMSTACK_SWITCH_WALK_MAX_NS) of the handler's start @t0.
  */
 static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_proc *p,
 					 struct vmstack_cpu *pc, struct pt_regs *uregs,
@@ -47,7 +48,8 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 		.ips = ips,
 		.max = s->cfg.max_depth,
 		.reads_left = VMSTACK_MAX_READS,
-		.deadline = t0 + VMSTACK_WALK_MAX_NS,
+		.deadline = t0 + (s->cfg.event == VMSTACK_EVENT_SWITCHES ?
+				  VMSTACK_SWITCH_WALK_MAX_NS : VMSTACK_WALK_MAX_NS),
 		.jit_seen = pc->jit_seen,
 		/* In the thread's own PID namespace: what the VM stored. */
 		.tid = task_pid_vnr(current),
@@ -203,12 +205,12 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	struct vmstack_cpu *pc;
 	u16 nr_kernel, nr_user, flags;
 	bool bad_tail;
-	u64 t0, ns;
+	u64 t0, ns, fired;
 	u32 size;
 
 	pc = this_cpu_ptr(s->pcpu);
-	/* A CPU going idle is not a wait of anyone's. */
-	if (unlikely(is_idle_task(task))) {
+	/* A CPU going idle is not a wait of anyone's (its samples stay). */
+	if (unlikely(sw && is_idle_task(task))) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_OTHER, 1);
 		return;
 	}
@@ -230,6 +232,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	barrier();
 	/* local_clock() is NMI-safe; the handler measures itself (bench). */
 	t0 = local_clock();
+	/* The record's time: a wait starts here, not after the walk. */
+	fired = ktime_get_mono_fast_ns();
 	if (vmstack_throttled(pc, t0)) {
 		vmstack_count(&pc->stats, VMSTACK_CS_A_THROTTLED, 1);
 		vmstack_count(&pc->stats, VMSTACK_CS_A_DROPPED, 1);
@@ -238,7 +242,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 
 	flags = vmstack_capture(s, p, pc, regs, t0, &nr_kernel, &nr_user);
 	/* Still on a runqueue: preempted or yielding, not waiting. */
-	if (sw && READ_ONCE(task->on_rq))
+	if (sw && vmstack_task_runnable(task))
 		flags |= VMSTACK_SF_PREEMPTED;
 	if (p == &s->undescribed)
 		flags |= VMSTACK_SF_UNDESCRIBED;
@@ -266,7 +270,7 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 	rec->hdr.type = sw ? VMSTACK_REC_SWITCH : VMSTACK_REC_SAMPLE;
 	rec->hdr.flags = flags;
 	rec->hdr.size = size;
-	rec->time_ns = ktime_get_mono_fast_ns();
+	rec->time_ns = fired;
 	rec->pid = task_tgid_nr_ns(task, s->pid_ns);
 	rec->tid = task_pid_nr_ns(task, s->pid_ns);
 	rec->cpu = smp_processor_id();

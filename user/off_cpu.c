@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "off_cpu.h"
 #include "ring_reader.h"
@@ -10,8 +11,7 @@
 
 /* A thread's switch-out whose wait is under way (rec NULL: none). */
 struct wait {
-	uint32_t tid;		/* the key */
-	uint32_t pad;
+	uint32_t pid, tid;	/* the key */
 	struct vmstack_rec_sample *rec;
 };
 
@@ -89,40 +89,110 @@ static void pair(struct vmstack_off_cpu *oc, struct wait *w, const struct vmstac
 
 	if (t->switches == before + 1) {
 		weigh(oc, w->rec, off_ns(w->rec, rec->time_ns, t->run_ns));
-	} else if (t->switches > before + 1) {
+	} else {
 		/* Several waits, one of them shown by this stack: none is. */
 		oc->n.gaps++;
 		oc->n.gap_ns += off_ns(w->rec, rec->time_ns, t->run_ns);
-	} else {
-		/* Not a later switch of the same thread: its ID was reused. */
-		oc->n.unended++;
 	}
 }
 
-void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc)
+/* @rec is a thread's latest switch-out: pair it with the one before, keep it. */
+static void settle_one(struct vmstack_off_cpu *oc, const struct vmstack_rec_sample *rec)
 {
-	const struct vmstack_rec_sample **v = xmalloc((oc->batch_n ? oc->batch_n : 1) * sizeof(*v));
-	const struct vmstack_rec_sample *rec;
-	size_t i, off, n = 0;
+	uint32_t key[2] = { rec->pid, rec->tid };
 	struct wait *w;
 	bool added;
 
-	for (off = 0; off < oc->batch_len; off += rec->hdr.size)
-		v[n++] = rec = (const struct vmstack_rec_sample *)(oc->batch + off);
-	qsort(v, n, sizeof(*v), cmp_switch);
-	for (i = 0; i < n; i++) {
-		rec = v[i];
-		oc->fn(rec, 0, oc->arg);
-		w = hash_table_add(&oc->waits, &rec->tid, sizeof(rec->tid), sizeof(*w), &added);
-		if (w->rec)
-			pair(oc, w, rec);
-		free(w->rec);
-		w->rec = xmalloc(rec->hdr.size);
-		memcpy(w->rec, rec, rec->hdr.size);
+	oc->fn(rec, 0, oc->arg);
+	/* Outside the recorder's PID namespace: no ID to pair by. */
+	if (!rec->tid) {
+		oc->n.unpaired++;
+		return;
 	}
+	w = hash_table_add(&oc->waits, key, sizeof(key), sizeof(*w), &added);
+	if (w->rec && switches_of(rec) <= switches_of(w->rec)) {
+		/* Older than the one kept (held past its drain), or a new thread's. */
+		oc->n.unpaired++;
+		return;
+	}
+	if (w->rec)
+		pair(oc, w, rec);
+	free(w->rec);
+	w->rec = xmalloc(rec->hdr.size);
+	memcpy(w->rec, rec, rec->hdr.size);
+}
+
+/* Whether thread @tid of @pid still exists. */
+static bool thread_lives(uint32_t pid, uint32_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32, pid, tid);
+	return !access(path, F_OK);
+}
+
+/*
+ * The table keeps a thread's latest switch-out until its next: threads
+ * that exited leave it here (their last wait's end is never seen), so
+ * that a long recording of threads that come and go stays flat.
+ */
+static void prune(struct vmstack_off_cpu *oc)
+{
+	struct hash_table kept = { 0 };
+	struct wait *w, *k;
+	size_t i;
+	bool added;
+
+	for (i = 0; (w = hash_table_next(&oc->waits, &i, sizeof(*w)));) {
+		if (!w->rec)
+			continue;
+		if (!thread_lives(w->pid, w->tid)) {
+			oc->n.unended++;
+			free(w->rec);
+			continue;
+		}
+		k = hash_table_add(&kept, w, 2 * sizeof(uint32_t), sizeof(*w), &added);
+		k->rec = w->rec;
+	}
+	hash_table_free(&oc->waits);
+	oc->waits = kept;
+}
+
+void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc, uint64_t drained_ns)
+{
+	const struct vmstack_rec_sample **v = xmalloc((oc->batch_n ? oc->batch_n : 1) * sizeof(*v));
+	uint64_t upto = drained_ns > VMSTACK_OFF_CPU_HOLD_NS ?
+			drained_ns - VMSTACK_OFF_CPU_HOLD_NS : 0;
+	const struct vmstack_rec_sample *rec;
+	size_t i, off, size, n = 0, held = 0;
+
+	if (drained_ns == UINT64_MAX)
+		upto = UINT64_MAX;
+	for (off = 0; off < oc->batch_len; off += rec->hdr.size) {
+		rec = (const struct vmstack_rec_sample *)(oc->batch + off);
+		if (rec->time_ns < upto)
+			v[n++] = rec;
+	}
+	qsort(v, n, sizeof(*v), cmp_switch);
+	for (i = 0; i < n; i++)
+		settle_one(oc, v[i]);
 	free(v);
-	oc->batch_len = 0;
-	oc->batch_n = 0;
+	/* The records held, moved to the front in their order. */
+	for (off = 0, i = 0; off < oc->batch_len; off += size) {
+		rec = (const struct vmstack_rec_sample *)(oc->batch + off);
+		size = rec->hdr.size;
+		if (rec->time_ns < upto)
+			continue;
+		memmove(oc->batch + i, rec, size);
+		i += size;
+		held++;
+	}
+	oc->batch_len = i;
+	oc->batch_n = held;
+	if (upto != UINT64_MAX && upto - oc->pruned_at > VMSTACK_OFF_CPU_PRUNE_NS) {
+		prune(oc);
+		oc->pruned_at = upto;
+	}
 }
 
 /* The CPU time of thread @tid of @pid so far, in ns; -1 if it is gone. */
@@ -184,6 +254,9 @@ void vmstack_off_cpu_print(const struct vmstack_off_cpu_counts *n, FILE *out)
 			n->gaps, n->gap_ns / 1e9);
 	if (n->unended)
 		fprintf(out, ", %" PRIu64 " whose end was not seen (the thread exited)", n->unended);
+	if (n->unpaired)
+		fprintf(out, ", %" PRIu64 " not weighed (no thread ID in the recorder's PID namespace, or out of order)",
+			n->unpaired);
 }
 
 void vmstack_off_cpu_free(struct vmstack_off_cpu *oc)

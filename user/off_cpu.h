@@ -10,9 +10,13 @@
  * one record later; a thread still waiting when the recording ends is
  * weighed then, from its CPU time in /proc.
  *
- * Records of one thread may arrive out of order (each CPU's ring is
- * drained in turn, and a thread moves between CPUs), never across two
- * drains: a drain's records are put in order before they are paired.
+ * Records of one thread may arrive out of order: each CPU's ring is
+ * drained in turn, so a thread that switched out on a CPU just read and
+ * again on one not read yet has its later record in this drain and its
+ * earlier one in the next. A record made more than VMSTACK_OFF_CPU_HOLD_NS
+ * before a drain began was in its ring by then (a walk takes far less),
+ * so each drain pairs, in order by thread and switch count, the records
+ * older than that, and holds the newer ones for the next.
  */
 #ifndef VMSTACK_OFF_CPU_H
 #define VMSTACK_OFF_CPU_H
@@ -22,6 +26,10 @@
 #include <linux/vmstack.h>
 
 #include "hash_table.h"
+
+#define VMSTACK_OFF_CPU_HOLD_NS	50000000ULL
+/* How often threads that exited leave the table of waits under way. */
+#define VMSTACK_OFF_CPU_PRUNE_NS	10000000000ULL
 
 /* A stack and its weight in microseconds (0: not known yet). */
 typedef void (*vmstack_off_cpu_fn)(const struct vmstack_rec_sample *rec,
@@ -35,6 +43,7 @@ struct vmstack_off_cpu_counts {
 	uint64_t gaps, gap_ns;	/* a switch-out between not recorded: not shown */
 	uint64_t open;		/* waiting at the end: weighed to then */
 	uint64_t unended;	/* the thread exited before its wait's end was seen */
+	uint64_t unpaired;	/* out of order, a reused thread ID, or no thread ID */
 };
 
 struct vmstack_off_cpu {
@@ -42,8 +51,9 @@ struct vmstack_off_cpu {
 	vmstack_off_cpu_fn fn;
 	void *arg;
 	struct hash_table waits;	/* by thread: the switch-out its wait began at */
-	uint8_t *batch;			/* this drain's records, copied */
+	uint8_t *batch;			/* records not paired yet, copied */
 	size_t batch_len, batch_cap, batch_n;
+	uint64_t pruned_at;		/* the records' clock */
 	struct vmstack_off_cpu_counts n;
 };
 
@@ -52,11 +62,13 @@ void vmstack_off_cpu_init(struct vmstack_off_cpu *oc, uint64_t min_wait_ns,
 /* A switch-out record from a ring (kept until vmstack_off_cpu_settle()). */
 void vmstack_off_cpu_take(struct vmstack_off_cpu *oc, const struct vmstack_rec_sample *rec);
 /*
- * After a drain of every ring: the drain's records in order, each handed
+ * After a drain of every ring that began at @drained_ns (CLOCK_MONOTONIC;
+ * UINT64_MAX once the session stopped: every record is in): the records
+ * made before @drained_ns - VMSTACK_OFF_CPU_HOLD_NS in order, each handed
  * to fn (weight 0: new stacks are looked at while what they name lives),
  * and each wait that ended, with its weight.
  */
-void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc);
+void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc, uint64_t drained_ns);
 /*
  * The recording ended (its last drain settled): the waits under way,
  * weighed up to now from each thread's CPU time (/proc/PID/task/TID/

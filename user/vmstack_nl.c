@@ -244,14 +244,22 @@ int vmstack_nl_status(struct vmstack_nl *nl, struct vmstack_status *st,
 int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len)
 {
 	struct vmstack_status st;
+
+	return vmstack_nl_connect_status(nlp, &st, err_msg, len);
+}
+
+int vmstack_nl_connect_status(struct vmstack_nl **nlp, struct vmstack_status *st,
+			      char *err_msg, size_t len)
+{
 	int err;
 
 	err = vmstack_nl_open(nlp, err_msg, len);
 	if (err)
 		return err;
-	err = vmstack_nl_status(*nlp, &st, err_msg, len);
+	err = vmstack_nl_status(*nlp, st, err_msg, len);
 	if (!err)
-		err = vmstack_abi_check(st.abi_major, st.abi_minor, st.module_version, err_msg, len);
+		err = vmstack_abi_check(st->abi_major, st->abi_minor, st->module_version,
+					err_msg, len);
 	if (err) {
 		vmstack_nl_close(*nlp);
 		*nlp = NULL;

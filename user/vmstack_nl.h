@@ -59,6 +59,9 @@ int vmstack_nl_status(struct vmstack_nl *nl, struct vmstack_status *st,
 		      char *err_msg, size_t len);
 /* Opens the connection and checks that the module speaks our ABI. */
 int vmstack_nl_connect(struct vmstack_nl **nlp, char *err_msg, size_t len);
+/* The same, and the status it read for the check in @st. */
+int vmstack_nl_connect_status(struct vmstack_nl **nlp, struct vmstack_status *st,
+			      char *err_msg, size_t len);
 int vmstack_nl_session_start(struct vmstack_nl *nl,
 			     const struct vmstack_start_req *req,
 			     struct vmstack_started *out,

@@ -2,7 +2,9 @@
 /*
  * Waits from switch-outs (user/off_cpu.c), on records made here whose
  * waits are known: each weighed by its own stack, in microseconds, when
- * a drain's records of one thread come out of order; a gap (a switch-out
+ * a drain's records of one thread come out of order, and when a later
+ * record of a thread comes a drain before an earlier one (held until
+ * VMSTACK_OFF_CPU_HOLD_NS before a drain's start); a gap (a switch-out
  * between not recorded) counted, not shown; waits under --min-wait
  * counted only; a preempted switch-out's wait counted as runnable.
  */
@@ -74,7 +76,7 @@ UNIT_TEST(off_cpu_waits)
 	vmstack_off_cpu_take(&oc, &r.s);
 	r = make(8, 4, 5000000, 3000000, 41, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
-	vmstack_off_cpu_settle(&oc);
+	vmstack_off_cpu_settle(&oc, UINT64_MAX);
 	CHECK(s.by_ip[1] == 9000 && s.by_ip[2] == 0);
 	CHECK(s.by_ip[3] == 2000);
 	CHECK(oc.n.waits == 2 && oc.n.runnable == 1 && oc.n.runnable_ns == 2000000);
@@ -89,9 +91,44 @@ UNIT_TEST(off_cpu_waits)
 	/* Thread 8: 800 ns later: shorter than the minimum. */
 	r = make(8, 4, 5500800, 3000000, 43, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
-	vmstack_off_cpu_settle(&oc);
+	vmstack_off_cpu_settle(&oc, UINT64_MAX);
 	CHECK(oc.n.gaps == 1 && oc.n.gap_ns == 30000000 - 10000000 - 1000000);
 	CHECK(s.by_ip[2] == 0 && s.by_ip[4] == 500);
 	CHECK(oc.n.short_waits == 1 && oc.n.waits == 3);
+	vmstack_off_cpu_free(&oc);
+}
+
+UNIT_TEST(off_cpu_across_drains)
+{
+	const uint64_t ms = 1000000;
+	struct vmstack_off_cpu oc;
+	struct seen s = { 0 };
+	struct rec r;
+
+	vmstack_off_cpu_init(&oc, 1000, fn, &s);
+	/*
+	 * Thread 9 switched out at 100 ms (stack 1) on a CPU whose ring the
+	 * drain starting at 130 ms had read already, and at 101 ms (stack
+	 * 2) on one it had not: only the later record is in that drain.
+	 */
+	r = make(9, 2, 101 * ms, ms / 2, 2, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	vmstack_off_cpu_settle(&oc, 130 * ms);
+	CHECK(!s.unweighed && oc.batch_n == 1);
+	/* The next drain (300 ms) has the earlier one, and one at 200 ms (stack 3). */
+	r = make(9, 1, 100 * ms, 0, 1, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	r = make(9, 3, 200 * ms, ms, 3, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	vmstack_off_cpu_settle(&oc, 300 * ms);
+	CHECK(s.unweighed == 3 && oc.batch_n == 0);
+	/* 1 ms between, 0.5 ms run; 99 ms between, 0.5 ms run. */
+	CHECK(s.by_ip[1] == 500 && s.by_ip[2] == 98500);
+	CHECK(oc.n.waits == 2 && !oc.n.gaps && !oc.n.unpaired);
+	/* A record older than the one kept (a drain held it too little): not paired. */
+	r = make(9, 4, 150 * ms, ms, 2, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	vmstack_off_cpu_settle(&oc, UINT64_MAX);
+	CHECK(oc.n.unpaired == 1 && oc.n.waits == 2 && !s.by_ip[4]);
 	vmstack_off_cpu_free(&oc);
 }

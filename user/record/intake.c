@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clock.h"
 #include "record.h"
 #include "ring_reader.h"
 #include "process.h"
@@ -71,6 +72,8 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 int record_drain(struct recording *r)
 {
 	struct record_session *s = &r->session;
+	/* Before any ring is read: --off-cpu's records older than this are all in. */
+	uint64_t began = record_now_ns();
 	unsigned int cpu;
 	int full = 0;
 
@@ -91,7 +94,7 @@ int record_drain(struct recording *r)
 		}
 	}
 	if (r->o->off_cpu)
-		vmstack_off_cpu_settle(&r->off_cpu);
+		vmstack_off_cpu_settle(&r->off_cpu, began);
 	r->drains++;
 	r->drains_full += full;
 	return full;
@@ -99,8 +102,11 @@ int record_drain(struct recording *r)
 
 void record_intake_end(struct recording *r)
 {
-	if (r->o->off_cpu)
+	if (r->o->off_cpu) {
+		/* The session stopped: every record is in. */
+		vmstack_off_cpu_settle(&r->off_cpu, UINT64_MAX);
 		vmstack_off_cpu_end(&r->off_cpu);
+	}
 }
 
 void record_intake_free(struct recording *r)

@@ -80,11 +80,11 @@ void record_loop(struct recording *r)
 {
 	const struct record_options *o = r->o;
 	int show = !o->quiet && isatty(STDERR_FILENO), full = 0;
-	double t0, last_status, last_change;
+	double t0, last_status, last_change, last_watch;
 	struct vmstack_cpu_counts c;
 
 	record_drain_period(r);
-	t0 = last_status = last_change = record_now();
+	t0 = last_status = last_change = last_watch = record_now();
 	/* Intervals and -d count from here (the first also holds the setup's samples). */
 	r->series.next = t0 + o->every;
 	while (!stop_requested && !record_targets_done(&r->targets)) {
@@ -98,14 +98,17 @@ void record_loop(struct recording *r)
 		if (record_targets_refresh(&r->targets, last_change))
 			last_change = record_now();
 		record_follow_scan(&r->targets);
-		if (r->session.started.task_events)
+		/* A look at /proc per target: not at every pass of 10 ms. */
+		if (r->session.started.task_events && record_now() - last_watch >= 0.1) {
+			last_watch = record_now();
 			record_setuid_watch(&r->targets);
+		}
 		if (show && record_now() - last_status >= 1.0) {
 			last_status = record_now();
 			record_session_counts(&r->session, &c, NULL);
-			fprintf(stderr, "\r" TOOL ": %" PRIu64 " samples, %" PRIu64 " lost   ",
+			fprintf(stderr, "\r" TOOL ": %" PRIu64 " %s, %" PRIu64 " lost   ",
 				r->series.samples_before + r->interval.stacks.samples,
-				VMSTACK_CNT(&c, DROPPED));
+				o->off_cpu ? "waits" : "samples", VMSTACK_CNT(&c, DROPPED));
 		}
 	}
 	if (show)

@@ -165,6 +165,7 @@ static int set_option(void *arg, int key, const char *val)
 		return cli_uint(val, 0, UINT_MAX, &o->min_wait_us) ?
 		       bad("bad --min-wait '%s' (microseconds)", val) : 0;
 	case 'F':
+		o->freq_given = 1;
 		return cli_uint(val, VMSTACK_MIN_FREQ, VMSTACK_MAX_FREQ, &o->freq) ?
 		       bad("-F takes 1.." XSTR(VMSTACK_MAX_FREQ) " Hz, not '%s'", val) : 0;
 	case 'd':
@@ -198,6 +199,7 @@ static int set_option(void *arg, int key, const char *val)
 		o->no_demangle = 1;
 		return 0;
 	case 'e':
+		o->event_given = 1;
 		if (!strcmp(val, "cpu-clock"))
 			o->event = VMSTACK_EVENT_CPU_CLOCK;
 		else if (!strcmp(val, "cycles"))
@@ -286,8 +288,8 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 	if (o->cpu_events && !o->npids)
 		return bad("%s", "--cpu-events goes with -p");
 	if (o->off_cpu) {
-		if (o->event != VMSTACK_EVENT_CPU_CLOCK)
-			return bad("%s", "--off-cpu records context switches: not with -e");
+		if (o->event_given || o->freq_given)
+			return bad("%s", "--off-cpu records every context switch: not with -e or -F");
 		if (o->raw)
 			return bad("%s", "--off-cpu is not written to raw files (--raw) yet");
 		o->event = VMSTACK_EVENT_SWITCHES;

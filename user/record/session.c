@@ -22,14 +22,12 @@
 
 int record_session_connect(struct record_session *s)
 {
+	struct vmstack_status st;
 	char msg[256];
 
 	s->started.fd = -1;
 	s->wake_fd = -1;
-	struct vmstack_status st;
-
-	if (vmstack_nl_connect(&s->nl, msg, sizeof(msg)) ||
-	    vmstack_nl_status(s->nl, &st, msg, sizeof(msg))) {
+	if (vmstack_nl_connect_status(&s->nl, &st, msg, sizeof(msg))) {
 		fprintf(stderr, TOOL ": %s\n", msg);
 		return -1;
 	}

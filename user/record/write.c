@@ -81,7 +81,10 @@ int record_write_interval(struct recording *r)
 	lost = VMSTACK_CNT(&c, DROPPED) - iv->lost_before;
 	name_profile(r, &p, lost, (uint64_t)((at - iv->start) * 1e9));
 	err = vmstack_rotate_write(&r->series.rotate, &p, &r->o->oo, iv->wall);
-	if (!err && !r->o->quiet)
+	if (!err && !r->o->quiet && r->o->off_cpu)
+		fprintf(stderr, TOOL ": %s: %.3f s off CPU, %zu stacks, %" PRIu64 " lost\n",
+			r->series.rotate.last, p.samples / 1e6, p.nstacks, lost);
+	else if (!err && !r->o->quiet)
 		fprintf(stderr, TOOL ": %s: %" PRIu64 " samples, %zu stacks, %" PRIu64 " lost\n",
 			r->series.rotate.last, p.samples, p.nstacks, lost);
 	r->series.written += !err;

@@ -121,6 +121,11 @@
 #define VMSTACK_MAX_READS		4096
 #define VMSTACK_MAX_VM_FAULTS		16
 #define VMSTACK_WALK_MAX_NS		500000ULL
+/*
+ * 4.4: a switch-out's walk runs with the CPU's runqueue locked, which
+ * other CPUs' wake-ups spin on: a shorter deadline.
+ */
+#define VMSTACK_SWITCH_WALK_MAX_NS	200000ULL
 #define VMSTACK_HANDLER_MAX_PERCENT	25
 #define VMSTACK_THROTTLE_WINDOW_NS	100000000ULL
 
@@ -399,8 +404,9 @@ enum vmstack_event {
 	VMSTACK_EVENT_CYCLES,		/* hardware; needs a PMU */
 	/*
 	 * 4.4: every switch-out of a sampled thread (FREQ is not used),
-	 * written as VMSTACK_REC_SWITCH: the stack where it stops running.
-	 * Idle tasks are not recorded.
+	 * written as VMSTACK_REC_SWITCH: the stack where it stops running,
+	 * walked within VMSTACK_SWITCH_WALK_MAX_NS. Idle tasks are not
+	 * recorded.
 	 */
 	VMSTACK_EVENT_SWITCHES,
 	__VMSTACK_EVENT_MAX,
@@ -827,7 +833,7 @@ struct vmstack_rec_hdr {
  */
 struct vmstack_rec_sample {
 	struct vmstack_rec_hdr hdr;
-	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u64 time_ns;		/* CLOCK_MONOTONIC, when the event fired (4.4; before, once walked) */
 	__u32 pid;		/* in its creator's PID namespace; 0 outside, as perf */
 	__u32 tid;
 	__u32 cpu;
