@@ -235,14 +235,14 @@ static void totals(FILE *out, const struct vmstack_profile *p, uint64_t samples,
 		(WIDTH + 2 * PAD) / 2);
 	/* Off CPU, widths are time waited (a count is microseconds). */
 	if (p->off_cpu)
-		fprintf(out, "off-CPU time: where threads waited, %.3f s in all", samples / 1e6);
+		fprintf(out, "off-CPU time: where threads waited, %.3f s", samples / 1e6);
 	else
 		fprintf(out, "%llu samples", (unsigned long long)samples);
 	if (p->lost)
 		fprintf(out, p->off_cpu ? ", %llu switch-outs lost" : ", %llu lost",
 			(unsigned long long)p->lost);
 	if (p->duration_ns)
-		fprintf(out, ", %.2f s", p->duration_ns / 1e9);
+		fprintf(out, p->off_cpu ? " in %.2f s recorded" : ", %.2f s", p->duration_ns / 1e9);
 	if (inverted)
 		fprintf(out, "; inverted: leaf functions on top, callers below");
 	fprintf(out, "</text>\n");
@@ -251,7 +251,8 @@ static void totals(FILE *out, const struct vmstack_profile *p, uint64_t samples,
 static int svg_write(const struct vmstack_profile *p,
 		     const struct vmstack_output_opts *o, FILE *out)
 {
-	const char *title = o && o->title ? o->title : VMSTACK_SVG_TITLE;
+	const char *title = o && o->title ? o->title :
+			    p->off_cpu ? "vmstack off-CPU flame graph" : VMSTACK_SVG_TITLE;
 	struct node root = { 0 };
 	struct draw d = { .p = p, .out = out, .inverted = o && o->inverted };
 	size_t i;
