@@ -41,7 +41,11 @@ static uint64_t switches_of(const struct vmstack_rec_sample *rec)
 	return vmstack_rec_switch_tail(rec)->switches;
 }
 
-/* By thread, then by its switch count: each thread's in the order they happened. */
+/*
+ * By thread, then by time: each thread's in the order they happened (a
+ * thread's switch-outs are one after another; its switch count says the
+ * same, but not across a thread ID's reuse).
+ */
 static int cmp_switch(const void *a, const void *b)
 {
 	const struct vmstack_rec_sample *x = *(const struct vmstack_rec_sample *const *)a;
@@ -49,6 +53,8 @@ static int cmp_switch(const void *a, const void *b)
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
 	if (switches_of(x) != switches_of(y))
 		return switches_of(x) < switches_of(y) ? -1 : 1;
 	return 0;
@@ -110,12 +116,15 @@ static void settle_one(struct vmstack_off_cpu *oc, const struct vmstack_rec_samp
 		return;
 	}
 	w = hash_table_add(&oc->waits, key, sizeof(key), sizeof(*w), &added);
-	if (w->rec && switches_of(rec) <= switches_of(w->rec)) {
-		/* Older than the one kept (held past its drain), or a new thread's. */
+	if (w->rec && rec->time_ns < w->rec->time_ns) {
+		/* Older than the one kept: held too little past its drain. */
 		oc->n.unpaired++;
 		return;
 	}
-	if (w->rec)
+	if (w->rec && switches_of(rec) <= switches_of(w->rec))
+		/* Later, fewer switches: a new thread with the exited one's ID. */
+		oc->n.unended++;
+	else if (w->rec)
 		pair(oc, w, rec);
 	free(w->rec);
 	w->rec = xmalloc(rec->hdr.size);
@@ -253,7 +262,8 @@ void vmstack_off_cpu_print(const struct vmstack_off_cpu_counts *n, FILE *out)
 		fprintf(out, ", %" PRIu64 " not shown (a switch-out between them not recorded: %.3f s)",
 			n->gaps, n->gap_ns / 1e9);
 	if (n->unended)
-		fprintf(out, ", %" PRIu64 " whose end was not seen (the thread exited)", n->unended);
+		fprintf(out, ", %" PRIu64 " whose end was not seen (the thread exited)",
+			n->unended);
 	if (n->unpaired)
 		fprintf(out, ", %" PRIu64 " not weighed (no thread ID in the recorder's PID namespace, or out of order)",
 			n->unpaired);

@@ -42,8 +42,8 @@ struct vmstack_off_cpu_counts {
 	uint64_t short_waits;	/* shorter than the minimum: counted only */
 	uint64_t gaps, gap_ns;	/* a switch-out between not recorded: not shown */
 	uint64_t open;		/* waiting at the end: weighed to then */
-	uint64_t unended;	/* the thread exited before its wait's end was seen */
-	uint64_t unpaired;	/* out of order, a reused thread ID, or no thread ID */
+	uint64_t unended;	/* exited, or its ID reused, before its wait's end was seen */
+	uint64_t unpaired;	/* out of order, or no thread ID */
 };
 
 struct vmstack_off_cpu {

@@ -4,8 +4,9 @@
  * waits are known: each weighed by its own stack, in microseconds, when
  * a drain's records of one thread come out of order, and when a later
  * record of a thread comes a drain before an earlier one (held until
- * VMSTACK_OFF_CPU_HOLD_NS before a drain's start); a gap (a switch-out
- * between not recorded) counted, not shown; waits under --min-wait
+ * VMSTACK_OFF_CPU_HOLD_NS before a drain's start); a thread ID reused
+ * by a new thread; a gap (a switch-out between not recorded) counted,
+ * not shown; waits under --min-wait
  * counted only; a preempted switch-out's wait counted as runnable.
  */
 #include <stdint.h>
@@ -21,23 +22,21 @@ struct rec {
 	struct vmstack_rec_switch_tail t;
 };
 
-static struct rec make(uint32_t tid, uint64_t ip, uint64_t time_ns, uint64_t run_ns,
-		       uint64_t switches, uint16_t flags)
+/* Fill @r (not returned by value: the sample ends in a flexible array). */
+static void make(struct rec *r, uint32_t tid, uint64_t ip, uint64_t time_ns, uint64_t run_ns,
+		 uint64_t switches, uint16_t flags)
 {
-	struct rec r;
-
-	memset(&r, 0, sizeof(r));
-	r.s.hdr.type = VMSTACK_REC_SWITCH;
-	r.s.hdr.flags = flags;
-	r.s.hdr.size = sizeof(r);
-	r.s.time_ns = time_ns;
-	r.s.pid = 100;
-	r.s.tid = tid;
-	r.s.nr_user = 1;
-	r.ip = ip;
-	r.t.run_ns = run_ns;
-	r.t.switches = switches;
-	return r;
+	memset(r, 0, sizeof(*r));
+	r->s.hdr.type = VMSTACK_REC_SWITCH;
+	r->s.hdr.flags = flags;
+	r->s.hdr.size = sizeof(*r);
+	r->s.time_ns = time_ns;
+	r->s.pid = 100;
+	r->s.tid = tid;
+	r->s.nr_user = 1;
+	r->ip = ip;
+	r->t.run_ns = run_ns;
+	r->t.switches = switches;
 }
 
 /* What fn was given: weight by the stack's ip (1..4), and the calls of weight 0. */
@@ -67,14 +66,14 @@ UNIT_TEST(off_cpu_waits)
 	 * Thread 7: out at 0 (stack 1), ran 1 ms, out at 10 ms (stack 2): a
 	 * 9 ms wait under stack 1. Given late first, as two CPUs' rings are.
 	 */
-	r = make(7, 2, 10000000, 1000000, 2, 0);
+	make(&r, 7, 2, 10000000, 1000000, 2, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
-	r = make(7, 1, 0, 0, 1, 0);
+	make(&r, 7, 1, 0, 0, 1, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	/* Thread 8, preempted at 0, back after 2 ms, ran 3 ms, out at 5 ms. */
-	r = make(8, 3, 0, 0, 40, VMSTACK_SF_PREEMPTED);
+	make(&r, 8, 3, 0, 0, 40, VMSTACK_SF_PREEMPTED);
 	vmstack_off_cpu_take(&oc, &r.s);
-	r = make(8, 4, 5000000, 3000000, 41, 0);
+	make(&r, 8, 4, 5000000, 3000000, 41, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	vmstack_off_cpu_settle(&oc, UINT64_MAX);
 	CHECK(s.by_ip[1] == 9000 && s.by_ip[2] == 0);
@@ -83,13 +82,13 @@ UNIT_TEST(off_cpu_waits)
 	CHECK(s.unweighed == 4 && oc.n.switches == 4);
 
 	/* Thread 7 again, in a later drain: switch 4 (3 unrecorded): a gap. */
-	r = make(7, 1, 30000000, 2000000, 4, 0);
+	make(&r, 7, 1, 30000000, 2000000, 4, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	/* Thread 8: 0.5 ms later, ran nothing: under --min-wait (1 us)? No: 500 us. */
-	r = make(8, 4, 5500000, 3000000, 42, 0);
+	make(&r, 8, 4, 5500000, 3000000, 42, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	/* Thread 8: 800 ns later: shorter than the minimum. */
-	r = make(8, 4, 5500800, 3000000, 43, 0);
+	make(&r, 8, 4, 5500800, 3000000, 43, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	vmstack_off_cpu_settle(&oc, UINT64_MAX);
 	CHECK(oc.n.gaps == 1 && oc.n.gap_ns == 30000000 - 10000000 - 1000000);
@@ -111,14 +110,14 @@ UNIT_TEST(off_cpu_across_drains)
 	 * drain starting at 130 ms had read already, and at 101 ms (stack
 	 * 2) on one it had not: only the later record is in that drain.
 	 */
-	r = make(9, 2, 101 * ms, ms / 2, 2, 0);
+	make(&r, 9, 2, 101 * ms, ms / 2, 2, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	vmstack_off_cpu_settle(&oc, 130 * ms);
 	CHECK(!s.unweighed && oc.batch_n == 1);
 	/* The next drain (300 ms) has the earlier one, and one at 200 ms (stack 3). */
-	r = make(9, 1, 100 * ms, 0, 1, 0);
+	make(&r, 9, 1, 100 * ms, 0, 1, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
-	r = make(9, 3, 200 * ms, ms, 3, 0);
+	make(&r, 9, 3, 200 * ms, ms, 3, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	vmstack_off_cpu_settle(&oc, 300 * ms);
 	CHECK(s.unweighed == 3 && oc.batch_n == 0);
@@ -126,9 +125,20 @@ UNIT_TEST(off_cpu_across_drains)
 	CHECK(s.by_ip[1] == 500 && s.by_ip[2] == 98500);
 	CHECK(oc.n.waits == 2 && !oc.n.gaps && !oc.n.unpaired);
 	/* A record older than the one kept (a drain held it too little): not paired. */
-	r = make(9, 4, 150 * ms, ms, 2, 0);
+	make(&r, 9, 4, 150 * ms, ms, 2, 0);
 	vmstack_off_cpu_take(&oc, &r.s);
 	vmstack_off_cpu_settle(&oc, UINT64_MAX);
 	CHECK(oc.n.unpaired == 1 && oc.n.waits == 2 && !s.by_ip[4]);
+	/*
+	 * Thread 9 exited; a new thread 9 switches out at 400 and 410 ms
+	 * (switches 1 and 2, 5 ms run): the old one's last wait is counted
+	 * unended, the new one's first weighed (5 ms).
+	 */
+	make(&r, 9, 4, 400 * ms, 0, 1, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	make(&r, 9, 1, 410 * ms, 5 * ms, 2, 0);
+	vmstack_off_cpu_take(&oc, &r.s);
+	vmstack_off_cpu_settle(&oc, UINT64_MAX);
+	CHECK(oc.n.unended == 1 && oc.n.unpaired == 1 && s.by_ip[4] == 5000);
 	vmstack_off_cpu_free(&oc);
 }
