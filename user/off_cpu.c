@@ -13,6 +13,7 @@
 struct wait {
 	uint32_t pid, tid;	/* the key */
 	struct vmstack_rec_sample *rec;
+	bool gone;		/* a prune found the thread gone (prune()) */
 };
 
 void vmstack_off_cpu_init(struct vmstack_off_cpu *oc, uint64_t min_wait_ns,
@@ -109,8 +110,7 @@ static void settle_one(struct vmstack_off_cpu *oc, const struct vmstack_rec_samp
 	struct wait *w;
 	bool added;
 
-	oc->fn(rec, 0, oc->arg);
-	/* Outside the recorder's PID namespace: no ID to pair by. */
+	/* No thread ID: it exited before this switch-out, or is not in our PID namespace. */
 	if (!rec->tid) {
 		oc->n.unpaired++;
 		return;
@@ -121,47 +121,65 @@ static void settle_one(struct vmstack_off_cpu *oc, const struct vmstack_rec_samp
 		oc->n.unpaired++;
 		return;
 	}
-	if (w->rec && switches_of(rec) <= switches_of(w->rec))
-		/* Later, fewer switches: a new thread with the exited one's ID. */
+	if (w->rec && (switches_of(rec) <= switches_of(w->rec) ||
+		       vmstack_rec_switch_tail(rec)->run_ns < vmstack_rec_switch_tail(w->rec)->run_ns))
+		/* Later, fewer switches or less CPU time: a new thread with an exited one's ID. */
 		oc->n.unended++;
 	else if (w->rec)
 		pair(oc, w, rec);
 	free(w->rec);
 	w->rec = xmalloc(rec->hdr.size);
 	memcpy(w->rec, rec, rec->hdr.size);
+	w->gone = false;
 }
 
-/* Whether thread @tid of @pid still exists. */
+/*
+ * Whether thread @tid of @pid has not exited: a zombie's /proc files are
+ * still there (a command's until the recorder reaps it), its state says
+ * Z or X.
+ */
 static bool thread_lives(uint32_t pid, uint32_t tid)
 {
-	char path[64];
+	char path[64], *text, *end;
+	bool lives;
 
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32, pid, tid);
-	return !access(path, F_OK);
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/stat", pid, tid);
+	text = read_file(path, 4096);
+	if (!text)
+		return false;
+	/* "TID (COMM) STATE ...": COMM may hold anything, the last ')' ends it. */
+	end = strrchr(text, ')');
+	lives = end && end[1] == ' ' && end[2] && !strchr("ZXx", end[2]);
+	free(text);
+	return lives;
 }
 
 /*
  * The table keeps a thread's latest switch-out until its next: threads
  * that exited leave it here (their last wait's end is never seen), so
- * that a long recording of threads that come and go stays flat.
+ * that a long recording of threads that come and go stays flat. One found
+ * gone is dropped at the next prune, not at once: its next switch-out
+ * may be among the records held back then.
  */
 static void prune(struct vmstack_off_cpu *oc)
 {
 	struct hash_table kept = { 0 };
 	struct wait *w, *k;
+	bool added, lives;
 	size_t i;
-	bool added;
 
 	for (i = 0; (w = hash_table_next(&oc->waits, &i, sizeof(*w)));) {
 		if (!w->rec)
 			continue;
-		if (!thread_lives(w->pid, w->tid)) {
+		lives = thread_lives(w->pid, w->tid);
+		if (w->gone && !lives) {
 			oc->n.unended++;
 			free(w->rec);
 			continue;
 		}
 		k = hash_table_add(&kept, w, 2 * sizeof(uint32_t), sizeof(*w), &added);
 		k->rec = w->rec;
+		k->gone = !lives;
 	}
 	hash_table_free(&oc->waits);
 	oc->waits = kept;
@@ -231,7 +249,8 @@ void vmstack_off_cpu_end(struct vmstack_off_cpu *oc)
 	for (i = 0; (w = hash_table_next(&oc->waits, &i, sizeof(*w)));) {
 		if (!w->rec)
 			continue;
-		run = thread_run_ns(w->rec->pid, w->rec->tid);
+		run = thread_lives(w->rec->pid, w->rec->tid) ?
+		      thread_run_ns(w->rec->pid, w->rec->tid) : -1;
 		/* The same clock as the records' time (ktime_get_mono_fast_ns()). */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (run < 0) {
@@ -255,7 +274,8 @@ void vmstack_off_cpu_print(const struct vmstack_off_cpu_counts *n, FILE *out)
 			n->runnable_ns / 1e9);
 	fprintf(out, ")");
 	if (n->open)
-		fprintf(out, ", %" PRIu64 " still waiting at the end (weighed to it)", n->open);
+		fprintf(out, ", %" PRIu64 " of threads waiting or running at the end (weighed to it)",
+			n->open);
 	if (n->short_waits)
 		fprintf(out, ", %" PRIu64 " shorter than --min-wait (counted only)", n->short_waits);
 	if (n->gaps)
@@ -265,7 +285,7 @@ void vmstack_off_cpu_print(const struct vmstack_off_cpu_counts *n, FILE *out)
 		fprintf(out, ", %" PRIu64 " whose end was not seen (the thread exited)",
 			n->unended);
 	if (n->unpaired)
-		fprintf(out, ", %" PRIu64 " not weighed (no thread ID in the recorder's PID namespace, or out of order)",
+		fprintf(out, ", %" PRIu64 " not weighed (no thread ID: exited, or outside the recorder's PID namespace; or out of order)",
 			n->unpaired);
 }
 

@@ -15,8 +15,9 @@
  * again on one not read yet has its later record in this drain and its
  * earlier one in the next. A record made more than VMSTACK_OFF_CPU_HOLD_NS
  * before a drain began was in its ring by then (a walk takes far less),
- * so each drain pairs, in order by thread and switch count, the records
- * older than that, and holds the newer ones for the next.
+ * so each drain pairs, in order by thread and time, the records older
+ * than that, and holds the newer ones for the next. A wait counts in the
+ * --every interval in which its end is learnt.
  */
 #ifndef VMSTACK_OFF_CPU_H
 #define VMSTACK_OFF_CPU_H
@@ -31,7 +32,7 @@
 /* How often threads that exited leave the table of waits under way. */
 #define VMSTACK_OFF_CPU_PRUNE_NS	10000000000ULL
 
-/* A stack and its weight in microseconds (0: not known yet). */
+/* A switch-out's stack and its wait's weight in microseconds. */
 typedef void (*vmstack_off_cpu_fn)(const struct vmstack_rec_sample *rec,
 				   uint64_t weight_us, void *arg);
 
@@ -64,9 +65,8 @@ void vmstack_off_cpu_take(struct vmstack_off_cpu *oc, const struct vmstack_rec_s
 /*
  * After a drain of every ring that began at @drained_ns (CLOCK_MONOTONIC;
  * UINT64_MAX once the session stopped: every record is in): the records
- * made before @drained_ns - VMSTACK_OFF_CPU_HOLD_NS in order, each handed
- * to fn (weight 0: new stacks are looked at while what they name lives),
- * and each wait that ended, with its weight.
+ * made before @drained_ns - VMSTACK_OFF_CPU_HOLD_NS paired in order, and
+ * each wait that ended handed to fn with its weight.
  */
 void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc, uint64_t drained_ns);
 /*

@@ -4,8 +4,9 @@
  * back and forth over two pipes N times, each pass a wait of one thread
  * and a wake-up of the other (scripts/guest-bench-offcpu: what recording
  * every switch-out costs). Prints "elapsed SECONDS", "cpu SECONDS" (both
- * threads' user and system time: a handler that runs at their switches
- * is charged there) and "passes N".
+ * threads' user and system time; a handler that runs at their switches
+ * is not in it: the scheduler charged the outgoing thread before perf's switch
+ * event, so it lands on the next task, often the idle one) and "passes N".
  * Usage: pingpong N
  */
 #include <pthread.h>

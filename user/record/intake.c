@@ -62,11 +62,16 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	record_vm_cuts_note(&r->vm_cuts, rec);
 	if (r->o->raw)
 		vmstack_raw_append(&r->raw, rec);
-	/* A switch-out's weight is known later (off_cpu.h). */
-	if (rec->hdr.type == VMSTACK_REC_SWITCH)
+	/*
+	 * A switch-out's weight is known later (off_cpu.h); its stack is
+	 * looked at now, with weight 0, while what it names lives.
+	 */
+	if (rec->hdr.type == VMSTACK_REC_SWITCH) {
+		add_stack(rec, 0, r);
 		vmstack_off_cpu_take(&r->off_cpu, rec);
-	else
+	} else {
 		add_stack(rec, 1, r);
+	}
 }
 
 int record_drain(struct recording *r)

@@ -162,6 +162,7 @@ static int set_option(void *arg, int key, const char *val)
 		o->off_cpu = 1;
 		return 0;
 	case OPT_MIN_WAIT:
+		o->min_wait_given = 1;
 		return cli_uint(val, 0, UINT_MAX, &o->min_wait_us) ?
 		       bad("bad --min-wait '%s' (microseconds)", val) : 0;
 	case 'F':
@@ -294,6 +295,8 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 			return bad("%s", "--off-cpu is not written to raw files (--raw) yet");
 		o->event = VMSTACK_EVENT_SWITCHES;
 	}
+	if (o->min_wait_given && !o->off_cpu)
+		return bad("%s", "--min-wait goes with --off-cpu");
 	/* A raw recording holds one process: its children are not followed. */
 	o->follow = o->npids && !o->no_inherit && !o->raw;
 	if (o->keep && !o->every)

@@ -29,7 +29,7 @@ struct record_options {
 	int no_inherit;		/* --no-inherit */
 	int cpu_events;		/* --cpu-events */
 	int off_cpu;		/* --off-cpu: event SWITCHES, weights in us */
-	int freq_given, event_given;	/* -F, -e (--off-cpu takes neither) */
+	int freq_given, event_given, min_wait_given;	/* -F, -e, --min-wait */
 	unsigned int min_wait_us;	/* --min-wait */
 	int follow;		/* -p: the targets' children too (follow.c) */
 	const char *cgroup;	/* --cgroup */
