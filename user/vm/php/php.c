@@ -168,22 +168,42 @@ static uint64_t jit_buffer(int pid)
 	return at;
 }
 
-/* The running engine's innermost frame, if any, is a frame of a known kind. */
+/* Tries at a snapshot of the innermost frame that did not change while read. */
+#define PHP_AGREE_TRIES 20
+
+/*
+ * The running engine's innermost frame, if any, is a frame of a known
+ * kind. The process runs on while it is read: a frame that returned
+ * between the reads gives a function pointer out of freed memory (seen:
+ * 0x556b00000004 of type 0 in a php-fpm worker mid-request), so only a
+ * snapshot whose frame and function read the same again afterwards may
+ * disagree; one never steady in PHP_AGREE_TRIES is not held against it.
+ */
 static int process_agrees(const struct php_layout *L, int pid, uint64_t eg, char *why,
 			  size_t len)
 {
-	uint64_t ex = 0, fn = 0;
-	uint8_t type = 0;
+	uint64_t ex, fn, ex2, fn2;
+	unsigned int i;
+	uint8_t type;
 
-	if (read_target(pid, eg + L->eg_current_execute_data, &ex, 8) || !ex ||
-	    read_target(pid, ex + L->ex_func, &fn, 8) || !fn)
-		return 1;
-	if (!read_target(pid, fn + L->fn_type, &type, 1) &&
-	    (type == L->fn_internal || type == L->fn_user || type == L->fn_eval))
-		return 1;
-	snprintf(why, len, "its running engine disagrees with the layout (frame 0x%" PRIx64
-		 ", function 0x%" PRIx64 " of type %u)", ex, fn, type);
-	return 0;
+	for (i = 0; i < PHP_AGREE_TRIES; i++) {
+		ex = fn = ex2 = fn2 = 0;
+		type = 0;
+		if (read_target(pid, eg + L->eg_current_execute_data, &ex, 8) || !ex ||
+		    read_target(pid, ex + L->ex_func, &fn, 8) || !fn)
+			return 1;
+		if (!read_target(pid, fn + L->fn_type, &type, 1) &&
+		    (type == L->fn_internal || type == L->fn_user || type == L->fn_eval))
+			return 1;
+		if (!read_target(pid, eg + L->eg_current_execute_data, &ex2, 8) && ex2 == ex &&
+		    !read_target(pid, ex + L->ex_func, &fn2, 8) && fn2 == fn) {
+			snprintf(why, len,
+				 "its running engine disagrees with the layout (frame 0x%" PRIx64
+				 ", function 0x%" PRIx64 " of type %u)", ex, fn, type);
+			return 0;
+		}
+	}
+	return 1;
 }
 
 static const struct php_build *php_build_of(const struct php_layout *L, const char ver[24])
