@@ -140,7 +140,9 @@ note "pingpong: $sw switch-outs: $shown shown, ${short:-0} short, ${gaps:-0} gap
 [ $((shown + ${short:-0} + ${gaps:-0} + ${gone:-0})) = "$sw" ] ||
 	fail "pingpong: the waits do not add up to the switch-outs"
 [ "${gaps:-0}" -le "${dropped:-0}" ] || fail "pingpong: ${gaps} gaps, but only ${dropped:-0} switch-outs dropped"
-[ $((sw + ${dropped:-0})) -ge 40000 ] || fail "pingpong: $sw switch-outs recorded and ${dropped:-0} dropped, of at least 40,000"
+# A pass need not block both threads (a read may find its byte there
+# already, with both on CPUs): 39,993 once. Most do.
+[ $((sw + ${dropped:-0})) -ge 36000 ] || fail "pingpong: $sw switch-outs recorded and ${dropped:-0} dropped, of about 40,000"
 
 # CPU sampling of the whole machine still shows idle CPUs (the idle
 # task is left out of switch-outs only).
