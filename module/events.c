@@ -2,7 +2,8 @@
 /*
  * A session's perf events: one per online CPU, made and released by CPU
  * hotplug, or with TASK_EVENTS one on each thread of the targets,
- * inherited by the threads they make (thread_events.c). Each calls the
+ * inherited by the threads they make (thread_events.c); two of each with
+ * EVENT_WALL (its CPU clock and its switch-outs). Each calls the
  * handler (sample.c) with the session. A CPU's is made disabled while the
  * session is paused, a thread's when it resumes; all are released for
  * good when it stops.
@@ -23,17 +24,32 @@
 
 static enum cpuhp_state vmstack_cpuhp_state;
 
-/* One CPU's event. Caller holds s->lock. */
+/* s->events: a CPU's vmstack_nr_events() in a row. */
+static struct perf_event **vmstack_cpu_events(struct vmstack_session *s, unsigned int cpu)
+{
+	return &s->events[cpu * vmstack_nr_events(s)];
+}
+
+/* One CPU's events, all or none. Caller holds s->lock. */
 static int vmstack_event_make(struct vmstack_session *s, unsigned int cpu)
 {
+	struct perf_event **evs = vmstack_cpu_events(s, cpu);
 	struct perf_event_attr attr;
 	struct perf_event *ev;
+	unsigned int i;
 
-	vmstack_event_attr(s, &attr);
-	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, vmstack_overflow, s);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev);
-	s->events[cpu] = ev;
+	for (i = 0; i < vmstack_nr_events(s); i++) {
+		vmstack_event_attr(s, i, &attr);
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, vmstack_overflow, s);
+		if (IS_ERR(ev)) {
+			while (i--) {
+				perf_event_release_kernel(evs[i]);
+				evs[i] = NULL;
+			}
+			return PTR_ERR(ev);
+		}
+		evs[i] = ev;
+	}
 	return 0;
 }
 
@@ -55,7 +71,7 @@ static int vmstack_cpu_online(unsigned int cpu, struct hlist_node *node)
 			      ktime_get_ns() - pc->offline_since);
 		pc->offline_since = 0;
 	}
-	if (!s->stopped && !s->events[cpu] && cpu < s->nr_rings)
+	if (!s->stopped && cpu < s->nr_rings && !*vmstack_cpu_events(s, cpu))
 		err = vmstack_event_make(s, cpu);
 	mutex_unlock(&s->lock);
 	/* A CPU coming online later is not refused for it: just not sampled. */
@@ -65,11 +81,16 @@ static int vmstack_cpu_online(unsigned int cpu, struct hlist_node *node)
 static int vmstack_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct vmstack_session *s = hlist_entry(node, struct vmstack_session, cpuhp);
+	struct perf_event **evs;
+	unsigned int i;
 
 	mutex_lock(&s->lock);
-	if (s->events[cpu]) {
-		perf_event_release_kernel(s->events[cpu]);
-		s->events[cpu] = NULL;
+	evs = cpu < s->nr_rings ? vmstack_cpu_events(s, cpu) : NULL;
+	if (evs && *evs) {
+		for (i = 0; i < vmstack_nr_events(s); i++) {
+			perf_event_release_kernel(evs[i]);
+			evs[i] = NULL;
+		}
 		if (!s->stopped)
 			per_cpu_ptr(s->pcpu, cpu)->offline_since = ktime_get_ns();
 	}
@@ -79,7 +100,8 @@ static int vmstack_cpu_offline(unsigned int cpu, struct hlist_node *node)
 
 int vmstack_events_alloc(struct vmstack_session *s)
 {
-	s->events = kcalloc(s->nr_rings, sizeof(*s->events), GFP_KERNEL_ACCOUNT);
+	s->events = kcalloc(s->nr_rings * vmstack_nr_events(s), sizeof(*s->events),
+			    GFP_KERNEL_ACCOUNT);
 	return s->events ? 0 : -ENOMEM;
 }
 
@@ -96,8 +118,10 @@ int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *exta
 		if (s->cfg.event == VMSTACK_EVENT_CYCLES)
 			NL_SET_ERR_MSG(extack,
 				       "cannot create a cycles event (no PMU?); try cpu-clock");
-		else if (s->cfg.event == VMSTACK_EVENT_SWITCHES)
-			NL_SET_ERR_MSG(extack, "cannot create a context-switch event");
+		else if (s->cfg.event == VMSTACK_EVENT_SWITCHES ||
+			 s->cfg.event == VMSTACK_EVENT_WALL)
+			NL_SET_ERR_MSG(extack,
+				       "cannot create a context-switch or cpu-clock event");
 		else
 			NL_SET_ERR_MSG(extack, "cannot create a cpu-clock event");
 		return err;
@@ -131,14 +155,14 @@ void vmstack_events_stop(struct vmstack_session *s)
 
 int vmstack_events_resume(struct vmstack_session *s, struct netlink_ext_ack *extack)
 {
-	unsigned int cpu;
+	unsigned int i;
 
 	mutex_lock(&s->lock);
 	if (!s->stopped && !s->sampling) {
 		WRITE_ONCE(s->sampling, true);
-		for (cpu = 0; cpu < s->nr_rings; cpu++)
-			if (s->events[cpu])
-				perf_event_enable(s->events[cpu]);
+		for (i = 0; i < s->nr_rings * vmstack_nr_events(s); i++)
+			if (s->events[i])
+				perf_event_enable(s->events[i]);
 	}
 	mutex_unlock(&s->lock);
 	/* Not under s->lock (thread_events.c says why); once only. */

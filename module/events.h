@@ -13,23 +13,45 @@
 
 struct netlink_ext_ack;
 
+/* Events on each CPU or thread: WALL's two, any other event's one. */
+static inline unsigned int vmstack_nr_events(const struct vmstack_session *s)
+{
+	return s->cfg.event == VMSTACK_EVENT_WALL ? 2 : 1;
+}
+
 /*
- * The attributes of the session's events (a CPU's, a thread's): disabled
- * unless it samples. Inline: thread_events.c, below events.c, uses it too.
+ * Does @ev count switch-outs? The handler asks the event, not the
+ * session: a WALL session's events are of both kinds.
  */
-static inline void vmstack_event_attr(const struct vmstack_session *s,
+static inline bool vmstack_event_switches(const struct perf_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       ev->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES;
+}
+
+/*
+ * The attributes of the session's event @i (below vmstack_nr_events())
+ * of a CPU or thread: disabled unless it samples. Inline: thread_events.c,
+ * below events.c, uses it too.
+ */
+static inline void vmstack_event_attr(const struct vmstack_session *s, unsigned int i,
 				      struct perf_event_attr *attr)
 {
+	u32 event = s->cfg.event;
+
+	/* WALL: the CPU clock's samples, then the switch-outs. */
+	if (event == VMSTACK_EVENT_WALL)
+		event = i ? VMSTACK_EVENT_SWITCHES : VMSTACK_EVENT_CPU_CLOCK;
 	*attr = (struct perf_event_attr){
 		.size = sizeof(*attr),
 		.freq = 1,
 		.sample_freq = s->cfg.freq,
 		.disabled = !s->sampling,
 	};
-	if (s->cfg.event == VMSTACK_EVENT_CYCLES) {
+	if (event == VMSTACK_EVENT_CYCLES) {
 		attr->type = PERF_TYPE_HARDWARE;
 		attr->config = PERF_COUNT_HW_CPU_CYCLES;
-	} else if (s->cfg.event == VMSTACK_EVENT_SWITCHES) {
+	} else if (event == VMSTACK_EVENT_SWITCHES) {
 		/*
 		 * Every switch-out: perf counts it in the task's context
 		 * before switching that out (perf_event_task_sched_out()),
@@ -49,7 +71,7 @@ static inline void vmstack_event_attr(const struct vmstack_session *s,
 /* The hotplug state every session is an instance of (module load, unload). */
 int vmstack_events_init(void);
 void vmstack_events_exit(void);
-/* Room for one event per CPU, before any is made. */
+/* Room for the events of every CPU, before any is made. */
 int vmstack_events_alloc(struct vmstack_session *s);
 /* Make the events: the targets' threads', or the online CPUs' (hotplug the others'). */
 int vmstack_events_start(struct vmstack_session *s, struct netlink_ext_ack *extack);

@@ -25,6 +25,7 @@
 #include <asm/sigcontext.h>
 #include <asm/ucontext.h>
 #include "compat.h"
+#include "events.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
@@ -33,12 +34,11 @@
 
 /*
  * The user stack from registers @uregs (walk.h does the work), within
- * the read budget and VMSTACK_WALK_MAX_NS (a switch-out's:
- * VMSTACK_SWITCH_WALK_MAX_NS) of the handler's start @t0.
+ * the read budget and by @deadline.
  */
 static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmstack_proc *p,
 					 struct vmstack_cpu *pc, struct pt_regs *uregs,
-					 u64 t0, u64 *ips, u16 *flags)
+					 u64 deadline, u64 *ips, u16 *flags)
 {
 	struct vmstack_walk w = {
 		.rules = rcu_dereference_raw(p->uw_set),
@@ -48,8 +48,7 @@ static unsigned int vmstack_capture_user(struct vmstack_session *s, struct vmsta
 		.ips = ips,
 		.max = s->cfg.max_depth,
 		.reads_left = VMSTACK_MAX_READS,
-		.deadline = t0 + (s->cfg.event == VMSTACK_EVENT_SWITCHES ?
-				  VMSTACK_SWITCH_WALK_MAX_NS : VMSTACK_WALK_MAX_NS),
+		.deadline = deadline,
 		.jit_seen = pc->jit_seen,
 		/* In the thread's own PID namespace: what the VM stored. */
 		.tid = task_pid_vnr(current),
@@ -128,7 +127,7 @@ static bool vmstack_user_readable(struct vmstack_session *s, struct vmstack_proc
 }
 
 static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_proc *p,
-			   struct vmstack_cpu *pc, struct pt_regs *regs, u64 t0,
+			   struct vmstack_cpu *pc, struct pt_regs *regs, u64 deadline,
 			   u16 *nr_kernel, u16 *nr_user)
 {
 	struct task_struct *task = current;
@@ -150,7 +149,8 @@ static u32 vmstack_capture(struct vmstack_session *s, struct vmstack_proc *p,
 	if ((s->cfg.stacks & VMSTACK_STACK_USER) && uregs && user_mode(uregs) &&
 	    task->mm) {
 		if (vmstack_user_readable(s, p, task, uregs, pc))
-			nu = vmstack_capture_user(s, p, pc, uregs, t0, pc->ips + nk, &flags);
+			nu = vmstack_capture_user(s, p, pc, uregs, deadline, pc->ips + nk,
+						  &flags);
 		else
 			flags |= VMSTACK_SF_NO_USER;
 	}
@@ -197,7 +197,8 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs)
 {
 	struct vmstack_session *s = event->overflow_handler_context;
-	bool sw = s->cfg.event == VMSTACK_EVENT_SWITCHES;
+	/* Asked of the event: a WALL session has both kinds. */
+	bool sw = vmstack_event_switches(event);
 	struct vmstack_rec_switch_tail *tail;
 	struct task_struct *task = current;
 	struct vmstack_rec_sample *rec;
@@ -240,7 +241,10 @@ void vmstack_overflow(struct perf_event *event, struct perf_sample_data *data,
 		goto unbusy;
 	}
 
-	flags = vmstack_capture(s, p, pc, regs, t0, &nr_kernel, &nr_user);
+	/* A switch-out's walk holds the runqueue lock: a shorter one. */
+	flags = vmstack_capture(s, p, pc, regs,
+				t0 + (sw ? VMSTACK_SWITCH_WALK_MAX_NS : VMSTACK_WALK_MAX_NS),
+				&nr_kernel, &nr_user);
 	/* Still on a runqueue: preempted or yielding, not waiting. */
 	if (sw && vmstack_task_runnable(task))
 		flags |= VMSTACK_SF_PREEMPTED;

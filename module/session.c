@@ -99,7 +99,7 @@ static int vmstack_session_account(struct vmstack_session *s,
 {
 	u64 base = sizeof(*s) + (u64)num_possible_cpus() * sizeof(struct vmstack_cpu) +
 		   s->nr_pages * sizeof(struct page *) +
-		   s->nr_rings * sizeof(struct perf_event *);
+		   s->nr_rings * vmstack_nr_events(s) * sizeof(struct perf_event *);
 	int err;
 
 	s->account = vmstack_account_get(s->owner);

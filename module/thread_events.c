@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TASK_EVENTS: an event on each thread of each target, inherited by the
- * threads (with CHILDREN, the processes) they make, so that a CPU the
- * target does not run on takes no interrupt.
+ * TASK_EVENTS: an event on each thread of each target (EVENT_WALL: two),
+ * inherited by the threads (with CHILDREN, the processes) they make, so
+ * that a CPU the target does not run on takes no interrupt.
  *
  * The threads of a running process may be making more while their events
  * are made. Three facts make that safe (read in 6.1's kernel/fork.c and
@@ -16,7 +16,9 @@
  *    and freed under RCU.
  * So a thread on the list that holds no event of the session is given
  * one, and one that holds one (inherited) is given none: no thread is
- * sampled twice. A thread whose creation was under way before its
+ * sampled twice (EVENT_WALL's two are told apart by kind: a thread made
+ * between the making of its creator's two holds the first only, and is
+ * given the second). A thread whose creation was under way before its
  * creator had an event inherits none and is not yet on the list: it is
  * found by the scans that follow each attach (10 ms, 100 ms, 1 s later;
  * a scan that finds one starts the series again), and counted
@@ -56,16 +58,29 @@ static const unsigned int vmstack_rescan_gap_ms[] = { 10, 90, 900 };
  * 64 bytes) that UBSAN's alignment check reports (the debug lane's).
  */
 
-/* Does thread @t hold an event of @s (made here, or inherited from one)? */
-static bool vmstack_thread_has_event(struct task_struct *t, struct vmstack_session *s)
+/*
+ * Bit i of the session's events (vmstack_event_attr()'s @i) that @ev is:
+ * a WALL session's switch-out event is its second.
+ */
+static u32 vmstack_event_bit(struct vmstack_session *s, struct perf_event *ev)
+{
+	return vmstack_nr_events(s) > 1 && vmstack_event_switches(ev) ? 2 : 1;
+}
+
+/*
+ * Which events of @s does thread @t hold (made here, or inherited from
+ * one), as bits? A thread made between the two events of a WALL
+ * thread's making inherited the first only.
+ */
+static u32 vmstack_thread_events_held(struct task_struct *t, struct vmstack_session *s)
 {
 	struct perf_event_context *ctx;
 	struct list_head *pos;
-	bool found = false;
+	u32 held = 0;
 	int i;
 
 	rcu_read_lock();
-	for (i = 0; i < VMSTACK_TASK_PERF_CTXS && !found; i++) {
+	for (i = 0; i < VMSTACK_TASK_PERF_CTXS; i++) {
 		ctx = vmstack_task_perf_ctx(t, i);
 		if (!ctx)
 			continue;
@@ -73,14 +88,12 @@ static bool vmstack_thread_has_event(struct task_struct *t, struct vmstack_sessi
 		     pos = READ_ONCE(pos->next)) {
 			struct perf_event *ev = list_entry(pos, struct perf_event, event_entry);
 
-			if (READ_ONCE(ev->overflow_handler_context) == s) {
-				found = true;
-				break;
-			}
+			if (READ_ONCE(ev->overflow_handler_context) == s)
+				held |= vmstack_event_bit(s, ev);
 		}
 	}
 	rcu_read_unlock();
-	return found;
+	return held;
 }
 
 /*
@@ -133,6 +146,38 @@ static bool vmstack_thread_events_wanted(struct vmstack_session *s)
 }
 
 /*
+ * The events thread @t lacks (WALL's two, or the one it did not
+ * inherit), inherited by the threads it makes: all or none made, 0 or
+ * an error (-ESRCH: it exited). Caller holds s->thread_lock and has room
+ * for them.
+ */
+static int vmstack_thread_events_make(struct vmstack_session *s, struct task_struct *t)
+{
+	u32 held = vmstack_thread_events_held(t, s), made = 0, i;
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+
+	for (i = 0; i < vmstack_nr_events(s); i++) {
+		if (held & (1U << i))
+			continue;
+		vmstack_event_attr(s, i, &attr);
+		attr.inherit = 1;
+		/* Threads only, unless the session follows child processes too. */
+		attr.inherit_thread = !s->cfg.children;
+		ev = perf_event_create_kernel_counter(&attr, -1, t, vmstack_overflow, s);
+		if (IS_ERR(ev)) {
+			/* Those made here, and the copies they made meanwhile. */
+			while (made--)
+				perf_event_release_kernel(s->thread_events[--s->nr_thread_events]);
+			return PTR_ERR(ev);
+		}
+		s->thread_events[s->nr_thread_events++] = ev;
+		made++;
+	}
+	return 0;
+}
+
+/*
  * Give each thread of process @tgid that holds no event of @s one.
  * @late: a scan after the attach (its finds are counted apart). The
  * number made, or an error. Caller holds s->thread_lock.
@@ -142,9 +187,8 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 {
 	struct task_struct *leader, *t, **tasks;
 	struct list_head *head, *pos;
-	struct perf_event_attr attr;
-	struct perf_event *ev;
-	u32 n = 0, i, fit, made = 0, held = 0;
+	u32 n = 0, i, fit, made = 0, held = 0, nev = vmstack_nr_events(s);
+	u32 all = (1U << nev) - 1, mask;
 	int room, err = 0;
 
 	/* Threads past the limit are counted (THREADS_OVER), never given one. */
@@ -160,10 +204,10 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 			t = list_entry(pos, struct task_struct, thread_node);
 			if (t->flags & PF_EXITING)
 				continue;
-			if (vmstack_thread_has_event(t, s)) {
-				held++;
+			mask = vmstack_thread_events_held(t, s);
+			held += !!mask;
+			if (mask == all)
 				continue;
-			}
 			if (n == VMSTACK_MAX_THREAD_EVENTS)
 				break;
 			get_task_struct(t);
@@ -183,26 +227,20 @@ static int vmstack_thread_events_scan(struct vmstack_session *s, struct pid *tgi
 			put_task_struct(tasks[i]);
 		n = 0;
 	}
-	room = vmstack_thread_events_room(s, n, extack);
+	room = vmstack_thread_events_room(s, n * nev, extack);
 	if (room < 0)
 		err = room;
-	fit = room > 0 ? room : 0;
-	vmstack_event_attr(s, &attr);
-	attr.inherit = 1;
-	/* Threads only, unless the session follows child processes too. */
-	attr.inherit_thread = !s->cfg.children;
+	/* Threads that get all their events. */
+	fit = room > 0 ? room / nev : 0;
 	for (i = 0; i < n; i++) {
 		if (!err && i < fit) {
-			ev = perf_event_create_kernel_counter(&attr, -1, tasks[i],
-							      vmstack_overflow, s);
-			if (!IS_ERR(ev)) {
-				s->thread_events[s->nr_thread_events++] = ev;
+			err = vmstack_thread_events_make(s, tasks[i]);
+			if (!err)
 				made++;
-			} else if (PTR_ERR(ev) != -ESRCH) {
-				/* -ESRCH: it exited meanwhile. */
-				err = PTR_ERR(ev);
+			else if (err == -ESRCH)		/* it exited meanwhile */
+				err = 0;
+			else
 				NL_SET_ERR_MSG(extack, "cannot create an event on a thread of the target");
-			}
 		}
 		put_task_struct(tasks[i]);
 	}

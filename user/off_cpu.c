@@ -72,6 +72,13 @@ static uint64_t off_ns(const struct vmstack_rec_sample *from, uint64_t to_ns, ui
 	       between > ran ? between - ran : 0;
 }
 
+/* The thread's CPU time from @from's switch-out to when it was @run_ns. */
+static void ran(struct vmstack_off_cpu *oc, const struct vmstack_rec_sample *from, uint64_t run_ns)
+{
+	if (run_ns > vmstack_rec_switch_tail(from)->run_ns)
+		oc->n.run_ns += run_ns - vmstack_rec_switch_tail(from)->run_ns;
+}
+
 /* The wait that began at @from ended; it lasted @ns. */
 static void weigh(struct vmstack_off_cpu *oc, const struct vmstack_rec_sample *from, uint64_t ns)
 {
@@ -94,6 +101,7 @@ static void pair(struct vmstack_off_cpu *oc, struct wait *w, const struct vmstac
 	const struct vmstack_rec_switch_tail *t = vmstack_rec_switch_tail(rec);
 	uint64_t before = switches_of(w->rec);
 
+	ran(oc, w->rec, t->run_ns);
 	if (t->switches == before + 1) {
 		weigh(oc, w->rec, off_ns(w->rec, rec->time_ns, t->run_ns));
 	} else {
@@ -187,7 +195,8 @@ static void prune(struct vmstack_off_cpu *oc)
 
 void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc, uint64_t drained_ns)
 {
-	const struct vmstack_rec_sample **v = xmalloc((oc->batch_n ? oc->batch_n : 1) * sizeof(*v));
+	/* Most drains of a quiet target bring none: no allocation then. */
+	const struct vmstack_rec_sample **v = oc->batch_n ? xmalloc(oc->batch_n * sizeof(*v)) : NULL;
 	uint64_t upto = drained_ns > VMSTACK_OFF_CPU_HOLD_NS ?
 			drained_ns - VMSTACK_OFF_CPU_HOLD_NS : 0;
 	const struct vmstack_rec_sample *rec;
@@ -200,7 +209,8 @@ void vmstack_off_cpu_settle(struct vmstack_off_cpu *oc, uint64_t drained_ns)
 		if (rec->time_ns < upto)
 			v[n++] = rec;
 	}
-	qsort(v, n, sizeof(*v), cmp_switch);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_switch);
 	for (i = 0; i < n; i++)
 		settle_one(oc, v[i]);
 	free(v);
@@ -257,6 +267,7 @@ void vmstack_off_cpu_end(struct vmstack_off_cpu *oc)
 			oc->n.unended++;
 		} else {
 			oc->n.open++;
+			ran(oc, w->rec, (uint64_t)run);
 			weigh(oc, w->rec, off_ns(w->rec, (uint64_t)ts.tv_sec * 1000000000 +
 						 (uint64_t)ts.tv_nsec, (uint64_t)run));
 		}

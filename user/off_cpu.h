@@ -45,6 +45,8 @@ struct vmstack_off_cpu_counts {
 	uint64_t open;		/* waiting at the end: weighed to then */
 	uint64_t unended;	/* exited, or its ID reused, before its wait's end was seen */
 	uint64_t unpaired;	/* out of order, or no thread ID */
+	/* CPU time between each thread's switch-outs, and to the end (--wall's check). */
+	uint64_t run_ns;
 };
 
 struct vmstack_off_cpu {

@@ -72,6 +72,8 @@ struct vmstack_profile {
 	unsigned int freq;	/* samples per second per CPU: a sample's CPU time */
 	/* Counts are microseconds off CPU (--off-cpu), not samples. */
 	int off_cpu;
+	/* Counts are microseconds on and off CPU (--wall), not samples. */
+	int wall;
 	uint64_t duration_ns;	/* the recording's wall time */
 };
 

@@ -80,6 +80,8 @@ UNIT_TEST(off_cpu_waits)
 	CHECK(s.by_ip[3] == 2000);
 	CHECK(oc.n.waits == 2 && oc.n.runnable == 1 && oc.n.runnable_ns == 2000000);
 	CHECK(!s.unweighed && oc.n.switches == 4);
+	/* The CPU time between switch-outs (--wall's check): 1 ms and 3 ms. */
+	CHECK(oc.n.run_ns == 4000000);
 
 	/* Thread 7 again, in a later drain: switch 4 (3 unrecorded): a gap. */
 	make(&r, 7, 1, 30000000, 2000000, 4, 0);
@@ -94,6 +96,8 @@ UNIT_TEST(off_cpu_waits)
 	CHECK(oc.n.gaps == 1 && oc.n.gap_ns == 30000000 - 10000000 - 1000000);
 	CHECK(s.by_ip[2] == 0 && s.by_ip[4] == 500);
 	CHECK(oc.n.short_waits == 1 && oc.n.waits == 3);
+	/* Thread 7 ran 1 ms more across its gap; thread 8 nothing. */
+	CHECK(oc.n.run_ns == 5000000);
 	vmstack_off_cpu_free(&oc);
 }
 

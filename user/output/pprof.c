@@ -277,8 +277,8 @@ static void samples(struct writer *w, const struct vmstack_profile *p, uint64_t 
 		for (k = s->n; k > 0; k = outer)
 			pb_varint(&w->sub, location_of(w, p, s, k - 1, &outer));
 		pb_msg(&w->msg, SAMPLE_LOCATION_ID, &w->sub);
-		/* Off CPU, a count is microseconds; pprof's unit is ns. */
-		pb_varint(&w->sub, p->off_cpu ? s->count * 1000 : s->count);
+		/* Off CPU or wall, a count is microseconds; pprof's unit is ns. */
+		pb_varint(&w->sub, p->off_cpu || p->wall ? s->count * 1000 : s->count);
 		if (period)
 			pb_varint(&w->sub, s->count * period);
 		pb_msg(&w->msg, SAMPLE_VALUE, &w->sub);
@@ -437,6 +437,8 @@ static int pprof_write(const struct vmstack_profile *p,
 	str(&w, "");		/* string_table[0] must be "" */
 	if (p->off_cpu)
 		value_type(&w, PROFILE_SAMPLE_TYPE, "off-cpu", "nanoseconds");
+	else if (p->wall)
+		value_type(&w, PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
 	else
 		value_type(&w, PROFILE_SAMPLE_TYPE, "samples", "count");
 	if (period) {
@@ -448,6 +450,10 @@ static int pprof_write(const struct vmstack_profile *p,
 		snprintf(text, sizeof(text),
 			 "vmstack: where threads waited, %.3f s in all, %" PRIu64 " switch-outs lost",
 			 p->samples / 1e6, p->lost);
+	else if (p->wall)
+		snprintf(text, sizeof(text),
+			 "vmstack: where threads ran or waited, %.3f s in all, %" PRIu64
+			 " samples and switch-outs lost", p->samples / 1e6, p->lost);
 	else
 		snprintf(text, sizeof(text), "vmstack: %" PRIu64 " samples, %" PRIu64 " lost",
 			 p->samples, p->lost);

@@ -186,7 +186,8 @@ static void draw(const struct draw *d, const struct node *n, uint64_t first, int
 		fprintf(d->out, "\"><title>");
 		xml_text(d->out, text, (size_t)-1);
 		fprintf(d->out, " (%llu %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
-			(unsigned long long)n->count, d->p->off_cpu ? "us off CPU" : "samples",
+			(unsigned long long)n->count,
+			d->p->off_cpu ? "us off CPU" : d->p->wall ? "us" : "samples",
 			100.0 * n->count / d->total,
 			x + PAD, y, w, ROW - 1, fill);
 		/* The baseline 3 px above the box's bottom, as flamegraph.js puts it. */
@@ -236,13 +237,18 @@ static void totals(FILE *out, const struct vmstack_profile *p, uint64_t samples,
 	/* Off CPU, widths are time waited (a count is microseconds). */
 	if (p->off_cpu)
 		fprintf(out, "off-CPU time: where threads waited, %.3f s", samples / 1e6);
+	else if (p->wall)
+		fprintf(out, "wall-clock time: where threads ran or waited, %.3f s",
+			samples / 1e6);
 	else
 		fprintf(out, "%llu samples", (unsigned long long)samples);
 	if (p->lost)
-		fprintf(out, p->off_cpu ? ", %llu switch-outs lost" : ", %llu lost",
+		fprintf(out, p->off_cpu ? ", %llu switch-outs lost" :
+			     p->wall ? ", %llu samples and switch-outs lost" : ", %llu lost",
 			(unsigned long long)p->lost);
 	if (p->duration_ns)
-		fprintf(out, p->off_cpu ? " in %.2f s recorded" : ", %.2f s", p->duration_ns / 1e9);
+		fprintf(out, p->off_cpu || p->wall ? " in %.2f s recorded" : ", %.2f s",
+			p->duration_ns / 1e9);
 	if (inverted)
 		fprintf(out, "; inverted: leaf functions on top, callers below");
 	fprintf(out, "</text>\n");
@@ -252,7 +258,8 @@ static int svg_write(const struct vmstack_profile *p,
 		     const struct vmstack_output_opts *o, FILE *out)
 {
 	const char *title = o && o->title ? o->title :
-			    p->off_cpu ? "vmstack off-CPU flame graph" : VMSTACK_SVG_TITLE;
+			    p->off_cpu ? "vmstack off-CPU flame graph" :
+			    p->wall ? "vmstack wall-clock flame graph" : VMSTACK_SVG_TITLE;
 	struct node root = { 0 };
 	struct draw d = { .p = p, .out = out, .inverted = o && o->inverted };
 	size_t i;

@@ -51,6 +51,13 @@ void record_intake_init(struct recording *r)
 				     add_stack, r);
 }
 
+uint64_t record_wall_sample_us(const struct recording *r)
+{
+	unsigned int freq = r->session.started.freq ? r->session.started.freq : r->o->freq;
+
+	return (1000000 + freq / 2) / freq;
+}
+
 static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 {
 	struct recording *r = arg;
@@ -69,6 +76,9 @@ static void on_sample(const struct vmstack_rec_sample *rec, void *arg)
 	if (rec->hdr.type == VMSTACK_REC_SWITCH) {
 		add_stack(rec, 0, r);
 		vmstack_off_cpu_take(&r->off_cpu, rec);
+	} else if (r->o->wall) {
+		r->wall_samples++;
+		add_stack(rec, record_wall_sample_us(r), r);
 	} else {
 		add_stack(rec, 1, r);
 	}

@@ -108,7 +108,8 @@ void record_loop(struct recording *r)
 			record_session_counts(&r->session, &c, NULL);
 			fprintf(stderr, "\r" TOOL ": %" PRIu64 " %s, %" PRIu64 " lost   ",
 				r->series.samples_before + r->interval.stacks.samples,
-				o->off_cpu ? "waits" : "samples", VMSTACK_CNT(&c, DROPPED));
+				o->wall ? "samples and waits" : o->off_cpu ? "waits" : "samples",
+				VMSTACK_CNT(&c, DROPPED));
 		}
 	}
 	if (show)

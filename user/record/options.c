@@ -23,7 +23,7 @@ enum {
 	OPT_FORMAT = CLI_LONG_ONLY, OPT_NO_KERNEL, OPT_PER_THREAD, OPT_UNWIND,
 	OPT_MAX_DEPTH, OPT_RING_PAGES, OPT_VM, OPT_RAW, OPT_STATS, OPT_SVG, OPT_INVERTED,
 	OPT_LINES, OPT_EVERY, OPT_KEEP, OPT_CGROUP, OPT_CHILDREN, OPT_NO_DEMANGLE,
-	OPT_NO_INHERIT, OPT_CPU_EVENTS, OPT_OFF_CPU, OPT_MIN_WAIT,
+	OPT_NO_INHERIT, OPT_CPU_EVENTS, OPT_OFF_CPU, OPT_WALL, OPT_MIN_WAIT,
 };
 
 /* --min-wait's default: as bcc's offcputime's. */
@@ -61,7 +61,10 @@ static const struct cli_option options[] = {
 	{ "off-cpu", OPT_OFF_CPU, NULL, "where threads wait instead of where they run: the\n"
 	  "stack at each switch-out, weighted by the time until\nthe thread runs again; counts are microseconds\n"
 	  "(needs vmstack.ko 4.4)" },
-	{ "min-wait", OPT_MIN_WAIT, "USECS", "with --off-cpu: shorter waits are only counted\n"
+	{ "wall", OPT_WALL, NULL, "where threads spend their time, running or waiting:\n"
+	  "CPU samples (-F) each weighted by its period, and\n--off-cpu's waits; counts are microseconds\n"
+	  "(needs vmstack.ko 4.5)" },
+	{ "min-wait", OPT_MIN_WAIT, "USECS", "with --off-cpu or --wall: shorter waits are only counted\n"
 	  "(default " XSTR(DEFAULT_MIN_WAIT_US) ")" },
 	{ "unwind", OPT_UNWIND, "MODE", "user stacks by 'cfi' (default: rules from each\n"
 	  "file's .eh_frame, frame pointers where it has none)\nor 'fp' (frame pointers only)" },
@@ -160,6 +163,9 @@ static int set_option(void *arg, int key, const char *val)
 		return 0;
 	case OPT_OFF_CPU:
 		o->off_cpu = 1;
+		return 0;
+	case OPT_WALL:
+		o->wall = 1;
 		return 0;
 	case OPT_MIN_WAIT:
 		o->min_wait_given = 1;
@@ -288,15 +294,25 @@ int record_options_parse(int argc, char **argv, struct record_options *o)
 		return bad("%s", "--no-inherit goes with -p");
 	if (o->cpu_events && !o->npids)
 		return bad("%s", "--cpu-events goes with -p");
-	if (o->off_cpu) {
+	if (o->wall) {
+		if (o->off_cpu)
+			return bad("%s", "--wall shows the waits of --off-cpu and CPU samples: give one");
+		if (o->event_given)
+			return bad("%s", "--wall weighs CPU samples by time: cpu-clock, not -e");
+		if (o->raw)
+			return bad("%s", "--wall is not written to raw files (--raw) yet");
+		o->event = VMSTACK_EVENT_WALL;
+	} else if (o->off_cpu) {
 		if (o->event_given || o->freq_given)
 			return bad("%s", "--off-cpu records every context switch: not with -e or -F");
 		if (o->raw)
 			return bad("%s", "--off-cpu is not written to raw files (--raw) yet");
 		o->event = VMSTACK_EVENT_SWITCHES;
 	}
-	if (o->min_wait_given && !o->off_cpu)
-		return bad("%s", "--min-wait goes with --off-cpu");
+	if (o->min_wait_given && !o->off_cpu && !o->wall)
+		return bad("%s", "--min-wait goes with --off-cpu or --wall");
+	/* From here on: switch-outs are recorded and paired into waits. */
+	o->off_cpu |= o->wall;
 	/* A raw recording holds one process: its children are not followed. */
 	o->follow = o->npids && !o->no_inherit && !o->raw;
 	if (o->keep && !o->every)

@@ -28,7 +28,8 @@ struct record_options {
 	int children;		/* --children */
 	int no_inherit;		/* --no-inherit */
 	int cpu_events;		/* --cpu-events */
-	int off_cpu;		/* --off-cpu: event SWITCHES, weights in us */
+	int off_cpu;		/* --off-cpu or --wall: switch-outs paired, weights in us */
+	int wall;		/* --wall: event WALL, CPU samples weighed by their period */
 	int freq_given, event_given, min_wait_given;	/* -F, -e, --min-wait */
 	unsigned int min_wait_us;	/* --min-wait */
 	int follow;		/* -p: the targets' children too (follow.c) */

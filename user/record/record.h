@@ -54,7 +54,8 @@ struct recording {
 	struct record_interval interval;
 	struct record_series series;
 	struct vmstack_raw_buf raw;	/* every record, with --raw */
-	struct vmstack_off_cpu off_cpu;	/* --off-cpu: waits from switch-outs */
+	struct vmstack_off_cpu off_cpu;	/* --off-cpu, --wall: waits from switch-outs */
+	uint64_t wall_samples;		/* --wall: CPU samples, for the summary */
 	uint64_t undescribed;		/* samples walked with frame pointers only */
 	struct record_vm_cuts vm_cuts;
 	uint64_t duration_ns;		/* sampling's wall time */
@@ -73,6 +74,8 @@ void record_intake_init(struct recording *r);
 int record_drain(struct recording *r);
 /* After the last drain: --off-cpu's waits still under way, weighed. */
 void record_intake_end(struct recording *r);
+/* --wall: a CPU sample's weight, its period (1 / -F of a second), in us. */
+uint64_t record_wall_sample_us(const struct recording *r);
 void record_intake_free(struct recording *r);
 
 /* vm_cuts.c: why VM parts were cut, counted and named. */

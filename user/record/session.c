@@ -213,6 +213,11 @@ int record_session_start(struct record_session *s, const struct record_options *
 	unsigned int max_rate;
 	int err;
 
+	if (o->wall && s->abi_minor < 5) {
+		fprintf(stderr, TOOL ": --wall needs vmstack.ko ABI 4.5 (both events in one session); the loaded module has 4.%u\n",
+			s->abi_minor);
+		return -1;
+	}
 	if (o->off_cpu && s->abi_minor < 4) {
 		fprintf(stderr, TOOL ": --off-cpu needs vmstack.ko ABI 4.4 (context switch records); the loaded module has 4.%u\n",
 			s->abi_minor);

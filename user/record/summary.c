@@ -83,6 +83,24 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
 		VMSTACK_CNT(c, TAKEN) + VMSTACK_CNT(c, OTHER), VMSTACK_CNT(c, TAKEN));
 }
 
+/*
+ * --wall: the CPU samples' time beside the threads' CPU clocks between
+ * their switch-outs (which the samples should cover, and more). A timer
+ * delivered late loses the periods it skipped (perf_swevent_hrtimer()
+ * forwards over them): under a hypervisor's load, or at a high -F.
+ */
+static void wall_line(const struct recording *r)
+{
+	double sampled = r->wall_samples * (double)record_wall_sample_us(r) / 1e6;
+	double clocks = r->off_cpu.n.run_ns / 1e9;
+
+	fprintf(stderr, TOOL ": on CPU: %" PRIu64 " samples, %.3f s at %u Hz (the threads' CPU clocks between their switch-outs: %.3f s)\n",
+		r->wall_samples, sampled, r->session.started.freq, clocks);
+	if (clocks > 0.5 && sampled < 0.9 * clocks)
+		fprintf(stderr, TOOL ": warning: CPU samples stand for %.0f%% of the threads' CPU time: the timer's interrupts came late and skipped periods; lower -F\n",
+			100 * sampled / clocks);
+}
+
 void record_summary(const struct recording *r, const struct vmstack_cpu_counts *c,
 		    const uint64_t *hist)
 {
@@ -92,7 +110,7 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	const struct record_targets *ts = &r->targets;
 	const struct vmstack_target *t;
 	/* Off CPU, a stack counts waits (each weighed by its time). */
-	const char *what = r->o->off_cpu ? "waits" : "samples";
+	const char *what = r->o->wall ? "samples and waits" : r->o->off_cpu ? "waits" : "samples";
 	int vms = 0;
 
 	if (r->o->every)
@@ -134,6 +152,8 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (VMSTACK_CNT(c, BUDGET))
 		fprintf(stderr, "; %" PRIu64 " by the read budget", VMSTACK_CNT(c, BUDGET));
 	fprintf(stderr, "\n");
+	if (r->o->wall)
+		wall_line(r);
 	if (r->o->off_cpu) {
 		fprintf(stderr, TOOL ": off CPU: ");
 		vmstack_off_cpu_print(&r->off_cpu.n, stderr);
@@ -156,7 +176,9 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	record_setuid_watch_report(ts, stderr);
 	if (VMSTACK_CNT(c, THREADS_OVER))
 		fprintf(stderr, TOOL ": warning: %" PRIu64 " threads were not sampled: the module gives events to %d threads of a session at most\n",
-			VMSTACK_CNT(c, THREADS_OVER), VMSTACK_MAX_THREAD_EVENTS);
+			VMSTACK_CNT(c, THREADS_OVER),
+			/* --wall's threads have two events each. */
+			VMSTACK_MAX_THREAD_EVENTS / (r->o->wall ? 2 : 1));
 	if (VMSTACK_CNT(c, NOT_DUMPABLE) || VMSTACK_CNT(c, COMPAT))
 		fprintf(stderr, TOOL ": user stacks not read: %" PRIu64 " samples of a target no longer dumpable (setuid), %" PRIu64 " of 32-bit code\n",
 			VMSTACK_CNT(c, NOT_DUMPABLE), VMSTACK_CNT(c, COMPAT));

@@ -46,8 +46,9 @@ static void name_profile(struct recording *r, struct vmstack_profile *p, uint64_
 		.per_thread = o->per_thread, .threads = &r->interval.threads,
 		.lines = o->lines, .no_demangle = o->no_demangle });
 	p->lost = lost;
-	/* Off CPU, a count is a wait's time, not a sample's period. */
-	p->off_cpu = o->off_cpu;
+	/* Off CPU or wall, a count is time (us), not a sample. */
+	p->off_cpu = o->off_cpu && !o->wall;
+	p->wall = o->wall;
 	p->freq = o->off_cpu ? 0 : r->session.started.freq;
 	p->duration_ns = duration_ns;
 }
@@ -82,8 +83,9 @@ int record_write_interval(struct recording *r)
 	name_profile(r, &p, lost, (uint64_t)((at - iv->start) * 1e9));
 	err = vmstack_rotate_write(&r->series.rotate, &p, &r->o->oo, iv->wall);
 	if (!err && !r->o->quiet && r->o->off_cpu)
-		fprintf(stderr, TOOL ": %s: %.3f s off CPU, %zu stacks, %" PRIu64 " lost\n",
-			r->series.rotate.last, p.samples / 1e6, p.nstacks, lost);
+		fprintf(stderr, TOOL ": %s: %.3f s %s, %zu stacks, %" PRIu64 " lost\n",
+			r->series.rotate.last, p.samples / 1e6,
+			r->o->wall ? "on and off CPU" : "off CPU", p.nstacks, lost);
 	else if (!err && !r->o->quiet)
 		fprintf(stderr, TOOL ": %s: %" PRIu64 " samples, %zu stacks, %" PRIu64 " lost\n",
 			r->series.rotate.last, p.samples, p.nstacks, lost);

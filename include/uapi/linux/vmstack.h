@@ -79,6 +79,9 @@
  *   4.4  EVENT VMSTACK_EVENT_SWITCHES: a record (VMSTACK_REC_SWITCH) at
  *        each switch-out of a sampled thread, for off-CPU profiles;
  *        sample flag PREEMPTED.
+ *   4.5  EVENT VMSTACK_EVENT_WALL: both, in one session (two events on
+ *        each thread or CPU), for wall-clock profiles: cpu-clock samples
+ *        at FREQ and a record at each switch-out.
  */
 #ifndef _UAPI_LINUX_VMSTACK_H
 #define _UAPI_LINUX_VMSTACK_H
@@ -88,7 +91,7 @@
 #define VMSTACK_GENL_NAME	"vmstack"
 #define VMSTACK_GENL_VERSION	3	/* the family's; the ABI numbers are below */
 #define VMSTACK_ABI_MAJOR	4
-#define VMSTACK_ABI_MINOR	4
+#define VMSTACK_ABI_MINOR	5
 
 /* Limits the module enforces (and the policies below spell out). */
 #define VMSTACK_MAX_DEPTH	512	/* frames per stack, kernel or user */
@@ -409,6 +412,13 @@ enum vmstack_event {
 	 * recorded.
 	 */
 	VMSTACK_EVENT_SWITCHES,
+	/*
+	 * 4.5: CPU_CLOCK's samples and SWITCHES' records of the same
+	 * threads, in one session: where they run and where they wait, for
+	 * a wall-clock profile. Two events on each thread (or CPU) count
+	 * against VMSTACK_MAX_THREAD_EVENTS.
+	 */
+	VMSTACK_EVENT_WALL,
 	__VMSTACK_EVENT_MAX,
 };
 #define VMSTACK_EVENT_MAX (__VMSTACK_EVENT_MAX - 1)

@@ -6,7 +6,10 @@
  * is under slow_io and one quarter under fast_io, each below the Lua
  * frame of its call. A little CPU work (spin, about 1 ms a request) keeps
  * the thread's runs real. The JIT is off: frames are the interpreter's.
- * Usage: waiter SECONDS
+ * Usage: waiter SECONDS [SPIN_MS]
+ * With SPIN_MS, spin runs that long a request, and at the end the wall
+ * time spent in each function is printed (a wall-clock profile's
+ * reference): "waiter: wall spin S slow_io S fast_io S".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,10 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* Wall time in each function, for the report. */
+static double in_spin, in_slow, in_fast;
+static double spin_s = 0.001;
+
 /* One nanosleep of @ms, resumed when a signal cuts it short. */
 static void block_ms(long ms)
 {
@@ -43,26 +50,33 @@ static void block_ms(long ms)
 
 int slow_io(lua_State *l)
 {
+	double t0 = now();
+
 	(void)l;
 	block_ms(30);
+	in_slow += now() - t0;
 	return 0;
 }
 
 int fast_io(lua_State *l)
 {
+	double t0 = now();
+
 	(void)l;
 	block_ms(10);
+	in_fast += now() - t0;
 	return 0;
 }
 
 int spin(lua_State *l)
 {
 	volatile unsigned long x = 0;
-	double t0 = now();
+	double t0 = now(), t;
 
 	(void)l;
-	while (now() - t0 < 0.001)
+	while ((t = now()) - t0 < spin_s)
 		x++;
+	in_spin += t - t0;
 	return 0;
 }
 
@@ -93,7 +107,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "waiter: %s\n", lua_tostring(L, -1));
 		return 1;
 	}
+	if (argc > 2)
+		spin_s = atof(argv[2]) / 1000;
 	serve(L, argc > 1 ? atof(argv[1]) : 3);
 	lua_close(L);
+	if (argc > 2)
+		fprintf(stderr, "waiter: wall spin %.3f slow_io %.3f fast_io %.3f\n",
+			in_spin, in_slow, in_fast);
 	return 0;
 }
