@@ -80,10 +80,11 @@ static int use_thread_events(struct record_session *s, const struct record_optio
 	}
 	for (i = 0; i < o->npids; i++)
 		threads += count_threads(o->pids[i]);
-	if (threads > VMSTACK_MAX_THREAD_EVENTS) {
+	/* --wall's threads have two events each. */
+	if (threads > VMSTACK_MAX_THREAD_EVENTS / (o->wall ? 2 : 1)) {
 		snprintf(s->cpu_events_why, sizeof(s->cpu_events_why),
 			 "%zu threads: the module gives events to %d at most", threads,
-			 VMSTACK_MAX_THREAD_EVENTS);
+			 VMSTACK_MAX_THREAD_EVENTS / (o->wall ? 2 : 1));
 		return 0;
 	}
 	return 1;

@@ -89,7 +89,7 @@ static void print_cost(const struct recording *r, const struct vmstack_cpu_count
  * delivered late loses the periods it skipped (perf_swevent_hrtimer()
  * forwards over them): under a hypervisor's load, or at a high -F.
  */
-static void wall_line(const struct recording *r)
+static void wall_line(const struct recording *r, uint64_t drops)
 {
 	double sampled = r->wall_samples * (double)record_wall_sample_us(r) / 1e6;
 	double clocks = r->off_cpu.n.run_ns / 1e9;
@@ -97,8 +97,9 @@ static void wall_line(const struct recording *r)
 	fprintf(stderr, TOOL ": on CPU: %" PRIu64 " samples, %.3f s at %u Hz (the threads' CPU clocks between their switch-outs: %.3f s)\n",
 		r->wall_samples, sampled, r->session.started.freq, clocks);
 	if (clocks > 0.5 && sampled < 0.9 * clocks)
-		fprintf(stderr, TOOL ": warning: CPU samples stand for %.0f%% of the threads' CPU time: the timer's interrupts came late and skipped periods; lower -F\n",
-			100 * sampled / clocks);
+		fprintf(stderr, TOOL ": warning: CPU samples stand for %.0f%% of the threads' CPU time: %s; lower -F\n",
+			100 * sampled / clocks, drops ? "samples were lost (above)" :
+			"the timer's interrupts came late and skipped periods");
 }
 
 void record_summary(const struct recording *r, const struct vmstack_cpu_counts *c,
@@ -153,7 +154,7 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 		fprintf(stderr, "; %" PRIu64 " by the read budget", VMSTACK_CNT(c, BUDGET));
 	fprintf(stderr, "\n");
 	if (r->o->wall)
-		wall_line(r);
+		wall_line(r, dropped);
 	if (r->o->off_cpu) {
 		fprintf(stderr, TOOL ": off CPU: ");
 		vmstack_off_cpu_print(&r->off_cpu.n, stderr);
@@ -191,7 +192,9 @@ void record_summary(const struct recording *r, const struct vmstack_cpu_counts *
 	if (r->o->stats)
 		print_cost(r, c, hist);
 	if (!r->interval.stacks.samples && !r->series.samples_before)
-		fprintf(stderr, r->o->off_cpu ?
+		fprintf(stderr, r->o->wall ?
+			TOOL ": warning: no samples or waits (did the target run?)\n" :
+			r->o->off_cpu ?
 			TOOL ": warning: no waits (did the target ever stop running?)\n" :
 			TOOL ": warning: no samples (did the target run on a CPU?)\n");
 }
