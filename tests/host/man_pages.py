@@ -80,7 +80,8 @@ def page_options(text):
 
 def defaults(text):
     """What a --help text says of an option's default: numbers and words."""
-    got = set(re.findall(r'\b\d+\b', text))
+    # A version ("4.5") is one number: its '5' alone is no default.
+    got = set(re.findall(r'(?<![\w.])\d+(?:\.\d+)*(?!\w|\.\d)', text))
     got |= set(re.findall(r"default:? '([^']+)'", text))
     got |= set(re.findall(r"default:? ([\w.-]+)", text))
     got |= set(re.findall(r"'([\w.-]+)' \(default", text))
