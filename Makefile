@@ -75,9 +75,12 @@ WALK_OBJS := $(WALK_SRCS:module/%.c=$(B)/host-module/%.o)
 # 3.10, 3.12 and 3.13 the machine has (scripts/setup builds them), against
 # that build's headers: build/workloads/py3.X/vmsext.so (".so" is an
 # extension suffix of every version), for t_cpython_versions' C -> Py ->
-# C -> Py -> C per version.
+# C -> Py -> C per version; and for Debian's 3.14 and 3.15 from sid
+# (scripts/sid-python: /opt/vmstack/python3.1X), against their headers.
 PYENV_DIRS := $(wildcard $(foreach v,3.9 3.10 3.12 3.13,/root/.pyenv/versions/$(v).*))
-PYENV_VMSEXT := $(foreach d,$(PYENV_DIRS),$(B)/workloads/py$(basename $(notdir $(d)))/vmsext.so)
+SID_PYTHONS := $(wildcard /opt/vmstack/python3.14 /opt/vmstack/python3.15)
+PYENV_VMSEXT := $(foreach d,$(PYENV_DIRS),$(B)/workloads/py$(basename $(notdir $(d)))/vmsext.so) \
+		$(foreach d,$(SID_PYTHONS),$(B)/workloads/$(subst python,py,$(notdir $(d)))/vmsext.so)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(B)/workloads/calltree-nofp $(B)/workloads/sandwich $(B)/workloads/waiter \
 	     $(B)/workloads/tinyvm \
@@ -225,11 +228,14 @@ $(B)/workloads/vmsext.cpython-311-x86_64-linux-gnu.so: tests/workloads/python/vm
 	@mkdir -p $(B)/workloads
 	$(CC) -shared -fPIC -O2 -g -fno-omit-frame-pointer -I/usr/include/python3.11 $< -o $@
 
-# The extension for a pyenv CPython (PYENV_VMSEXT).
+# The extension for a pyenv CPython, or sid's (PYENV_VMSEXT; Debian's
+# pyconfig.h is in the multiarch folder under its include root).
 $(B)/workloads/py%/vmsext.so: tests/workloads/python/vmsext.c Makefile | $(B)
 	@mkdir -p $(@D)
 	$(CC) -shared -fPIC -O2 -g -fno-omit-frame-pointer \
-		-I$(firstword $(wildcard /root/.pyenv/versions/$*.*/include/python$*)) $< -o $@
+		$(addprefix -I,$(firstword $(wildcard /root/.pyenv/versions/$*.*/include/python$* \
+			/opt/vmstack/python$*/usr/include/python$*)) \
+			$(wildcard /opt/vmstack/python$*/usr/include)) $< -o $@
 
 # The sandwich demo: C embedding LuaJIT (Debian's libluajit-5.1).
 $(B)/workloads/sandwich: tests/workloads/sandwich/sandwich.c Makefile | $(B)

@@ -1,9 +1,12 @@
-# CPython 3.9 to 3.13 from one list: Debian's python3.11 and the pyenv
-# builds of 3.9, 3.10, 3.12 and 3.13 (scripts/setup's runtimes; libpython with
-# DWARF; 3.13 also with its _Py_DebugOffsets) run one script whose call
-# tree is known: C -> Python -> C -> Python, the interpreter's main calling
-# <module> -> main -> sort_work, which calls sorted() (C) with the key
-# function keyfn (Python), where nearly all the time goes, on one line.
+# CPython 3.9 to 3.15 from one list: Debian's python3.11, the pyenv
+# builds of 3.9, 3.10, 3.12 and 3.13 (libpython with DWARF; 3.13 also
+# with its _Py_DebugOffsets) and Debian's 3.14 and 3.15 from sid
+# (scripts/setup's runtimes; scripts/sid-python: no DWARF, no table row,
+# the layout from _Py_DebugOffsets alone, the eval loop in a cold part) run one
+# script whose call tree is known: C -> Python -> C -> Python, the
+# interpreter's main calling <module> -> main -> sort_work, which calls
+# sorted() (C) with the key function keyfn (Python), where nearly all the
+# time goes, on one line.
 # Each version: its layout named in the recorder's summary, keyfn's
 # samples show the whole chain with sorted's native frames between
 # sort_work and keyfn, the stacks in Python code are merged and rooted at
@@ -15,10 +18,10 @@
 # built for that version, its two threads and its generators and asyncio
 # task (sandwich, threads and gen below), and each
 # pyenv build, its libpython stripped of DWARF, runs the script again.
-# On the debug kernel (lib.sh: release_only) the stripped runs and 3.9's
-# and 3.12's threads, gen and extension sandwich are left to the release
-# kernel: the module runs programs of the same shapes (3.10's frame
-# objects, 3.13's shim frames) in the runs that remain.
+# On the debug kernel (lib.sh: release_only) the stripped runs and 3.9's,
+# 3.12's and 3.15's threads, gen and extension sandwich are left to the
+# release kernel: the module runs programs of the same shapes (3.10's
+# frame objects, 3.13's and 3.14's shim frames) in the runs that remain.
 . tests/guest/lib.sh
 cat >/tmp/pyv.py <<'PY'
 import sys, time
@@ -64,7 +67,8 @@ threads() {
 	a=$(stack_count $t ";$(frk known work_a)")
 	b=$(stack_count $t ";$(frk known work_b)")
 	both=$(stack_count $t ";$(frk known work_a).*;$(frk known work_b)|;$(frk known work_b).*;$(frk known work_a)")
-	troot="^python$v;clone3;start_thread;.*;$(frk threading _bootstrap);.*"
+	# (sid's libc 2.43, 3.14's, names clone3 by its local alias __GI___clone3)
+	troot="^python$v;([^;]*_)?clone3;start_thread;.*;$(frk threading _bootstrap);.*"
 	ra=$(stack_count $t "$troot;$(frk known work_a)")
 	rb=$(stack_count $t "$troot;$(frk known work_b)")
 	s1=$(share "$a" "$b")
@@ -183,26 +187,31 @@ merged() {
 	[ $((100 * ok / all)) -ge 95 ] || fail "$t: under 95% of the samples in Python code merged and rooted at _start"
 	[ "$line" -ge 90 ] || fail "$t: keyfn's current line right in under 90% of its samples"
 }
-for v in 3.9 3.10 3.11 3.12 3.13; do
+for v in 3.9 3.10 3.11 3.12 3.13 3.14 3.15; do
 	if [ $v = 3.11 ]; then
 		py=/usr/bin/python3.11 want='CPython 3.11'
+	elif [ $v = 3.14 ] || [ $v = 3.15 ]; then
+		# Debian's, from sid (scripts/sid-python): no DWARF, no table row.
+		py=/opt/vmstack/python$v/usr/bin/python$v
+		want="CPython $v\.[0-9]+ \(layout from _Py_DebugOffsets\)"
 	else
 		py=$(ls /root/.pyenv/versions/$v.*/bin/python$v 2>/dev/null | head -1)
 		want="CPython $v\.[0-9]+ \(layout from [^)]*DWARF"
 	fi
-	[ -x "$py" ] || fail "no CPython $v here (scripts/setup provides the pyenv builds)"
+	[ -x "$py" ] || fail "no CPython $v here (scripts/setup provides the pyenv builds and sid's 3.14 and 3.15)"
 	merged $v $py "$want" $v $((3 * span))
 	# 3.11's threads, generators and extension: t_cpython.sh, on the same build.
 	[ $v = 3.11 ] && continue
-	# The extension for each version; 3.10's and 3.13's programs stand for
-	# 3.9's and 3.12's on the debug kernel (as below).
+	# The extension for each version; 3.10's, 3.13's and 3.14's programs
+	# stand for 3.9's, 3.12's and 3.15's on the debug kernel (as below).
 	case $v in
-	3.9 | 3.12) release_only "$v's extension sandwich" && sandwich $v $py "$want" ;;
+	3.9 | 3.12 | 3.15) release_only "$v's extension sandwich" && sandwich $v $py "$want" ;;
 	*) sandwich $v $py "$want" ;;
 	esac
-	# 3.10's and 3.13's programs stand for 3.9's and 3.12's (frame objects; shim frames).
+	# 3.10's, 3.13's and 3.14's programs stand for 3.9's, 3.12's and
+	# 3.15's (frame objects; shim frames; tagged shim frames).
 	case $v in
-	3.9 | 3.12) release_only "$v's threads and generators" || continue ;;
+	3.9 | 3.12 | 3.15) release_only "$v's threads and generators" || continue ;;
 	esac
 	threads $v $py "$want"
 	# 3.13's generators stand for 3.10's too on the debug kernel: the

@@ -269,6 +269,10 @@ void cpython_live_version(const struct version *v, bool threaded, const char *li
 		snprintf(lib, sizeof(lib), "%s/libpython3.%s.so.1.0", libdir, v->minor);
 	else
 		cpython_pyenv_path(lib, sizeof(lib), v, "lib/libpython");
+	if (v->path) {
+		snprintf(python, sizeof(python), "%s", v->path);
+		snprintf(lib, sizeof(lib), "%s", v->path);
+	}
 	if (access(python, X_OK) || geteuid()) {
 		fprintf(stderr, "  skipped: %s\n", geteuid() ? "not root (reads another process's memory)"
 			: "no pyenv python");
@@ -307,18 +311,24 @@ void cpython_live_version(const struct version *v, bool threaded, const char *li
 			 * own (sp + shim_sp): the fake eval frames' sp are put
 			 * where the live shims say they were.
 			 */
-			CHECK(b->shim_sp == v->shim_sp);
+			CHECK(v->path || b->shim_sp == v->shim_sp);
 			CHECK(live_shims(pid, &m, b, shims, 2) == 2);
-			CHECK(b->shim_sp >= 0x40);
+			CHECK(b->shim_sp >= 0x40 || b->shim_bp < 0);
 			/*
 			 * Frame pointers grow up the stack: the C frames between
 			 * the activations sit between the leaf's and the outer's,
-			 * below the inner shim.
+			 * below the inner shim (sp-relative), or above it
+			 * (bp-relative: the eval frames' bp above their shims).
 			 */
-			shape_bp_at[0] = shims[0] - (u64)b->shim_sp - 16;
+			if (b->shim_sp >= 0) {
+				shape_bp_at[0] = shims[0] - (u64)b->shim_sp - 16;
+				shape_bp_at[3] = shims[1] - (u64)b->shim_sp - 16;
+			} else {
+				shape_bp_at[0] = shims[0] - (u64)(int64_t)b->shim_bp - 16;
+				shape_bp_at[3] = shims[1] - (u64)(int64_t)b->shim_bp - 16;
+			}
 			shape_bp_at[1] = shape_bp_at[0] + 16;
 			shape_bp_at[2] = shape_bp_at[0] + 32;
-			shape_bp_at[3] = shims[1] - (u64)b->shim_sp - 16;
 			shape_bp_at[4] = shape_bp_at[3] + 16;
 			fake_mem_map(shape_bp_at[0], 48);
 			fake_mem_map(shape_bp_at[3], 32);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pyenv builds of CPython 3.9, 3.10, 3.12 and 3.13 in the unit tests
+ * The pyenv builds of CPython 3.9, 3.10, 3.12 and 3.13 (and Debian's 3.14) in the unit tests
  * (test_cpython_versions.c, test_cpython_table.c): where they are, and a
  * live interpreter of one walked by the recorder's program (cpython_live.c).
  */
@@ -18,6 +18,12 @@ struct version {
 	int32_t rt_interp_head, is_threads_head, ts_native_tid, fr_owner, co_code;
 	int32_t str_ascii_data, str_compact_data;
 	int32_t shim_sp;	/* objdump -d: movb $0x3,DISP(%rsp) in the prologue, DISP - 70 */
+	/*
+	 * A build that is not pyenv's: the file holding the interpreter,
+	 * run as the python; its shim's place is the one detection finds,
+	 * which must be proved (sp- or bp-relative).
+	 */
+	const char *path;
 };
 
 /* 3.9.18, 3.10.13, 3.12.1, 3.13.0 (test_cpython_versions.c) */

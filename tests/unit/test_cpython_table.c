@@ -246,7 +246,7 @@ UNIT_TEST(cpython_table_stripped_found)
 
 /*
  * A stripped 3.12 whose PyCode_Type says another size than the row's
- * reference build: refused, named. One whose Py_Version says 3.14 (no
+ * reference build: refused, named. One whose Py_Version says 3.16 (no
  * row, no _Py_DebugOffsets of a layout vmstack reads): named, not walked.
  * A stripped 3.13 whose _Py_DebugOffsets put threads.head elsewhere: its
  * own offsets used, the row's difference named.
@@ -255,7 +255,7 @@ UNIT_TEST(cpython_table_other_builds)
 {
 	const struct version *v = &cpython_pyenv_versions[2];	/* 3.12.1 */
 	const char *dir = "build/unit-pytable-other";
-	struct patch other_size = { .code_size = 200 }, v314 = { .py_version = 0x030e00f0 };
+	struct patch other_size = { .code_size = 200 }, v316 = { .py_version = 0x031000f0 };
 	struct patch other_head = { .threads_head = 7344 + 8 };
 	struct vmstack_vm_found f;
 	char lib[512], copy[600], why[256] = "";
@@ -270,11 +270,11 @@ UNIT_TEST(cpython_table_other_builds)
 	CHECK(!f.prog && strstr(why, "PyCode_Type says its objects are 200 bytes, not 192 as in "
 				"3.12.1 (the layout table's row)"));
 	remove_copy(dir, copy);
-	CHECK(!stripped_copy(v, dir, &v314, copy, sizeof(copy)));
+	CHECK(!stripped_copy(v, dir, &v316, copy, sizeof(copy)));
 	CHECK(unit_detect_file("cpython", copy, MAP_START, &f, why, sizeof(why)) ==
 	      VMSTACK_DETECT_UNKNOWN);
-	fprintf(stderr, "  3.14: %s\n", why);
-	CHECK(!f.prog && !strcmp(why, "CPython 3.14.0, a version vmstack does not know"));
+	fprintf(stderr, "  3.16: %s\n", why);
+	CHECK(!f.prog && !strcmp(why, "CPython 3.16.0, a version vmstack does not know"));
 	remove_copy(dir, copy);
 	v = &cpython_pyenv_versions[3];	/* 3.13.0 */
 	if (!have_pyenv_lib(v, lib, sizeof(lib)))

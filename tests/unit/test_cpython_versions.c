@@ -29,13 +29,13 @@
 
 const struct version cpython_pyenv_versions[CPYTHON_PYENV_VERSIONS] = {
 	{ "3.9.18", "9", 0x66920, 35197, "CPython 3.9.18 (layout from DWARF)",
-	  32, 8, -1, -1, -1, 48, 72, -1 },
+	  32, 8, -1, -1, -1, 48, 72, -1, NULL },
 	{ "3.10.13", "10", 0x65540, 38051, "CPython 3.10.13 (layout from DWARF)",
-	  32, 8, -1, -1, -1, 48, 72, -1 },
+	  32, 8, -1, -1, -1, 48, 72, -1, NULL },
 	{ "3.12.1", "12", 0x10bdc0, 51245, "CPython 3.12.1 (layout from DWARF)",
-	  40, 72, 144, 70, 192, 40, 56, 0xf0 },
+	  40, 72, 144, 70, 192, 40, 56, 0xf0, NULL },
 	{ "3.13.0", "13", 0x8b8e0, 48125, "CPython 3.13.0 (layout from _Py_DebugOffsets = DWARF)",
-	  632, 7344, 160, 70, 200, 40, 56, 0x120 },
+	  632, 7344, 160, 70, 200, 40, 56, 0x120, NULL },
 };
 
 

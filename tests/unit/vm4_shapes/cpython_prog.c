@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The recorder's own program for CPython 3.12 and 3.13
+ * The recorder's own program for CPython 3.12, 3.13 and 3.14
  * (user/vm/cpython/shim_prog.c) on the sandwich of cpython_shim.c: main ->
  * _PyEval_EvalFrameDefault (outer: <module>, g) -> sorted's C ->
  * _PyEval_EvalFrameDefault (inner: f) -> a C function (sampled). The
@@ -8,8 +8,10 @@
  * program for 3.9 and 3.10 (frame_object.c), one frame per activation.
  *
  * Layouts: runtime-layouts.md (DWARF of pyenv's 3.12.1 and 3.13.0, the
- * latter equal to its _Py_DebugOffsets); test_cpython_versions.c checks
- * the recorder reads the same from those files.
+ * latter equal to its _Py_DebugOffsets); 3.14: the _Py_DebugOffsets of
+ * Debian's 3.14.10 (scripts/sid-python). test_cpython_versions.c checks
+ * the recorder reads the same from those files. 3.14's frames hold their
+ * code as a tagged _PyStackRef (code | 1, deferred; the shim's None | 1).
  */
 #include <string.h>
 
@@ -44,6 +46,20 @@ static const struct cpython_layout py313 = {
 	.bytes_size = 16, .bytes_data = 32,
 };
 
+static const struct cpython_layout py314 = {
+	.major = 3, .minor = 14,
+	.rt_interp_main = -1, .rt_interp_head = 808, .is_next = 7272, .is_threads_head = 7344,
+	.ts_next = 8, .ts_interp = 16, .ts_initialized = -1, .ts_cframe = -1,
+	.cf_current_frame = -1, .cf_previous = -1,
+	.ts_native_tid = 160, .ts_current_frame = 72,
+	.fr_code = 0, .fr_previous = 8, .fr_prev_instr = 56, .fr_is_entry = -1, .fr_owner = 74,
+	.owner_cstack = 3, .shim_none = true, .exec_tag_bits = 3, .ob_type = 8,
+	.co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+	.co_code = 208,
+	.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
+	.bytes_size = 16, .bytes_data = 32,
+};
+
 struct world {
 	struct cpython_shim_addrs a;
 	u64 interp[2], tstate, other, cframe, code[3], frame[5];	/* code: <module>, g, f */
@@ -54,7 +70,7 @@ static u64 frame(const struct cpython_layout *L, u64 f, u64 code, u64 prev, u64 
 {
 	if (!f)
 		f = shape_alloc(80);
-	fake_put64(f + L->fr_code, code);
+	fake_put64(f + L->fr_code, code | (L->exec_tag_bits ? 1 : 0));
 	fake_put64(f + L->fr_previous, prev);
 	fake_put64(f + L->fr_prev_instr, pc);
 	fake_put8(f + L->fr_owner, owner);
@@ -65,13 +81,17 @@ static u64 frame(const struct cpython_layout *L, u64 f, u64 code, u64 prev, u64 
  * Two interpreters: a subinterpreter first on the list (.head) with a
  * thread of another id, then the main one holding another thread and ours.
  * With @shim_sp >= 0 the shims are where the eval function keeps them,
- * at its native frame's sp + @shim_sp; else on the heap.
+ * at its native frame's sp + @shim_sp (or with @shim_bp, at its bp +
+ * @shim_bp); else on the heap.
  */
-static void world(const struct cpython_layout *L, struct world *x, int32_t shim_sp)
+static void world(const struct cpython_layout *L, struct world *x, int32_t shim_sp,
+		  int32_t shim_bp)
 {
 	/* The eval frames' sp: the frame below's rbp + 16 (saved rbp, return address). */
-	u64 inner_shim = shim_sp < 0 ? 0 : shape_frame_bp(0) + 16 + (u64)shim_sp;
-	u64 outer_shim = shim_sp < 0 ? 0 : shape_frame_bp(3) + 16 + (u64)shim_sp;
+	u64 inner_shim = shim_sp >= 0 ? shape_frame_bp(0) + 16 + (u64)shim_sp :
+			 shim_bp ? shape_frame_bp(1) + (u64)(int64_t)shim_bp : 0;
+	u64 outer_shim = shim_sp >= 0 ? shape_frame_bp(3) + 16 + (u64)shim_sp :
+			 shim_bp ? shape_frame_bp(4) + (u64)(int64_t)shim_bp : 0;
 
 	u64 trampoline, top;
 	unsigned int i;
@@ -81,6 +101,7 @@ static void world(const struct cpython_layout *L, struct world *x, int32_t shim_
 	x->a.code_start = SHAPE_VM_LO;
 	x->a.code_end = SHAPE_VM_HI;
 	x->a.shim_sp = shim_sp;
+	x->a.shim_bp = shim_bp;
 	x->a.runtime = shape_alloc(1024);
 	x->a.code_type = shape_alloc(416);
 	x->a.none = shape_alloc(16);
@@ -118,14 +139,14 @@ static void world(const struct cpython_layout *L, struct world *x, int32_t shim_
 	}
 }
 
-static void prog_on_shape(const struct cpython_layout *L, int32_t shim_sp)
+static void prog_on_shape(const struct cpython_layout *L, int32_t shim_sp, int32_t shim_bp)
 {
 	static struct vmstack_vm_desc4 d;
 	struct vmstack_walk w;
 	struct world x;
 	const char *err;
 
-	world(L, &x, shim_sp);
+	world(L, &x, shim_sp, shim_bp);
 	err = cpython_shim_prog(L, &x.a, &d);
 	CHECK(err == NULL);
 	CHECK(vmstack_vm_desc4_check(&d) == NULL);
@@ -168,7 +189,7 @@ static void prog_on_shape(const struct cpython_layout *L, int32_t shim_sp)
 		fake_put64(x.cframe + L->cf_current_frame, x.frame[2]);
 	else
 		fake_put64(x.tstate + L->ts_current_frame, x.frame[2]);
-	if (shim_sp >= 0) {
+	if (shim_sp >= 0 || shim_bp) {
 		const u64 want[] = {
 			SHAPE_LEAF, SHAPE_INNER_RA, SHAPE_MID1_RA, SHAPE_MID2_RA,
 			shape_word(VMSTACK_VMW_SCRIPT, x.code[1]), x.code[1] + 0x210,
@@ -279,7 +300,7 @@ static const struct cpython_layout py310 = {
 static void frame_object_prog(const struct cpython_layout *L, int32_t lasti)
 {
 	static struct vmstack_vm_desc4 d;
-	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0, -1 };
+	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0, -1, 0 };
 	struct vmstack_walk w;
 	u64 interp, other, ts, code[2], fr[2];
 	unsigned int i;
@@ -349,12 +370,20 @@ UNIT_TEST(vm4_cpython39_prog)
 /* 0x30: the shim's place in the fake eval frames; -1: a build whose code does not show it. */
 UNIT_TEST(vm4_cpython312_prog)
 {
-	prog_on_shape(&py312, 0x30);
-	prog_on_shape(&py312, -1);
+	prog_on_shape(&py312, 0x30, 0);
+	prog_on_shape(&py312, -1, 0);
 }
 
 UNIT_TEST(vm4_cpython313_prog)
 {
-	prog_on_shape(&py313, 0x30);
-	prog_on_shape(&py313, -1);
+	prog_on_shape(&py313, 0x30, 0);
+	prog_on_shape(&py313, -1, 0);
+}
+
+/* -0x90: the shim below the eval frame's bp, as Debian's 3.14.10 keeps it. */
+UNIT_TEST(vm4_cpython314_prog)
+{
+	prog_on_shape(&py314, -1, -0x90);
+	prog_on_shape(&py314, 0x30, 0);
+	prog_on_shape(&py314, -1, 0);
 }

@@ -8,8 +8,9 @@
  * The version the file carries (Py_Version; 3.9's and 3.10's Py_GetVersion)
  * chooses how its structures are known: 3.11 from a table (the same in
  * every x86-64 build, py311.c); 3.9, 3.10 (frame_object.c) and 3.12 from
- * the build's own DWARF (layout_dwarf.c); 3.13 from the _Py_DebugOffsets
- * the build publishes at the start of _PyRuntime (debug_offsets.c),
+ * the build's own DWARF (layout_dwarf.c); 3.13 and later from the
+ * _Py_DebugOffsets the build publishes at the start of _PyRuntime
+ * (debug_offsets.c: 3.13's, 3.14's and 3.15's layouts of that struct), 3.13's
  * compared with its DWARF where it has some. A build with neither (a
  * stripped libpython, a distro's) takes its minor version's row of the
  * table generated from the reference builds' DWARF (layout_table.c),
@@ -27,6 +28,7 @@
 #include "elf_facts.h"
 #include "file.h"
 #include "util.h"
+#include "vm/cold_part.h"
 #include "vm/cpython/cpython.h"
 
 /*
@@ -130,8 +132,8 @@ static bool sizes_agree(const struct cpython_file *cf, const struct cpython_layo
 }
 
 /*
- * 3.9, 3.10, 3.12 and 3.13: the layout, from DWARF and (3.13) the file's
- * _Py_DebugOffsets, else from the table's row for the minor version;
+ * 3.9, 3.10, 3.12 and later: the layout, from DWARF (to 3.13) and (3.13+)
+ * the file's _Py_DebugOffsets, else from the table's row for the minor version;
  * @source says which (and where the build's own differs from the row).
  * 0, or -1 with @why.
  */
@@ -250,7 +252,8 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	char source[CPYTHON_SOURCE_MAX] = "";
 	unsigned char prologue[256];
 	const char *err;
-	uint64_t lo;
+	uint64_t lo, cold_lo, cold_hi;
+	size_t plen;
 
 	if (!cf.elf || vmstack_elf_symbol(cf.elf, "_PyEval_EvalFrameDefault", &cf.eval) ||
 	    vmstack_elf_symbol(cf.elf, "_PyRuntime", &cf.runtime) ||
@@ -268,7 +271,8 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	cf.build_id = vmstack_file_build_id(m->file);
 	if (cf.build_id && !*cf.build_id)
 		cf.build_id = NULL;
-	if (major != 3 || minor < 9 || minor > 13) {
+	/* Past 3.13: a version whose _Py_DebugOffsets vmstack can read. */
+	if (major != 3 || minor < 9 || (minor > 13 && !cpython_debug_offsets_known(minor))) {
 		snprintf(why, len, "CPython %u.%u.%u, a version vmstack does not know",
 			 major, minor, (unsigned int)(cf.hex >> 8 & 0xff));
 		return VMSTACK_DETECT_UNKNOWN;
@@ -288,12 +292,14 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	L.major = major;
 	L.minor = minor;
 	a.shim_sp = -1;
-	if (minor >= 12 &&
-	    !vmstack_elf_read(cf.elf, cf.eval.st_value, prologue,
-			      cf.eval.st_size < sizeof(prologue) ? cf.eval.st_size : sizeof(prologue)))
-		a.shim_sp = cpython_shim_place(prologue, cf.eval.st_size < sizeof(prologue) ?
-					       cf.eval.st_size : sizeof(prologue), &L);
-	if (minor >= 12 && a.shim_sp < 0)
+	a.shim_bp = 0;
+	plen = cf.eval.st_size < sizeof(prologue) ? cf.eval.st_size : sizeof(prologue);
+	if (minor >= 12 && !vmstack_elf_read(cf.elf, cf.eval.st_value, prologue, plen)) {
+		a.shim_sp = cpython_shim_place(prologue, plen, &L);
+		if (a.shim_sp < 0)
+			a.shim_bp = cpython_shim_place_bp(prologue, plen, &L);
+	}
+	if (minor >= 12 && a.shim_sp < 0 && !a.shim_bp)
 		snprintf(source + strlen(source), sizeof(source) - strlen(source),
 			 "; its shim's place not in its code: unproved");
 	if (!process_agrees(&L, pid, cf.runtime.st_value + cf.bias, why, len))
@@ -303,6 +309,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	if (!b)
 		return VMSTACK_DETECT_UNKNOWN;
 	b->shim_sp = a.shim_sp;
+	b->shim_bp = a.shim_bp;
 	f->build = b;
 	f->build_name = b->name;
 	if (minor == 11)
@@ -322,6 +329,15 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 		snprintf(why, len, "its program could not be built: %s", err);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
+	/*
+	 * _PyEval_EvalFrameDefault.cold, in its native frame: Debian's 3.14
+	 * (PGO) runs its whole eval loop there.
+	 */
+	if (!vmstack_cold_part(cf.elf, &cf.eval, &cold_lo, &cold_hi) && cold_lo >= lo &&
+	    cold_hi <= lo + (m->end - m->start)) {
+		f->desc4.ranges[1].start = cold_lo + cf.bias;
+		f->desc4.ranges[1].end = cold_hi + cf.bias;
+	}
 	f->prog = true;
 	return VMSTACK_DETECT_YES;
 }
@@ -330,7 +346,7 @@ const struct vmstack_runtime vmstack_rt_cpython = {
 	.name = "cpython",
 	.alias = "python",
 	.label = "CPython",
-	.help = "CPython 3.9 to 3.13 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.9, 3.10, 3.12: the build's DWARF, else a table of the layouts of pyenv's 3.9.18, 3.10.13, 3.12.1; 3.13: its _Py_DebugOffsets or DWARF, else 3.13.0's table; Python frames with their current line)",
+	.help = "CPython 3.9 to 3.15 in python3.X or a program linked with libpython3.X (3.11: any x86-64 build; 3.9, 3.10, 3.12: the build's DWARF, else a table of the layouts of pyenv's 3.9.18, 3.10.13, 3.12.1; 3.13: its _Py_DebugOffsets or DWARF, else 3.13.0's table; 3.14, 3.15: its _Py_DebugOffsets; Python frames with their current line)",
 	.detect = cpython_detect,
 	.namer = cpython_name,
 	.names_by_pc = true,

@@ -3,10 +3,10 @@
  * CPython, one runtime for the versions vmstack walks (runtime.h): what
  * its files share. A build's structures are a struct cpython_layout,
  * from a table (3.11: the same in every x86-64 build), from the build's
- * own DWARF, or from the offsets 3.13 publishes in _PyRuntime
+ * own DWARF, or from the offsets 3.13 and later publish in _PyRuntime
  * (_Py_DebugOffsets); the walk is ABI 3's structured descriptor for 3.11
  * (py311.c) and an ABI 4 program for 3.9 and 3.10 (frame_object.c) and
- * for 3.12 and 3.13 (shim_prog.c); the naming (name.c) reads code objects
+ * for 3.12 and later (shim_prog.c); the naming (name.c) reads code objects
  * the same way in all of them.
  */
 #ifndef VMSTACK_VM_CPYTHON_H
@@ -27,19 +27,24 @@ struct cpython_layout {
 	 */
 	int32_t rt_interp_main, rt_interp_head;
 	int32_t is_next, is_threads_head;	/* PyInterpreterState */
-	/* PyThreadState; ts_cframe -1 in 3.13 (ts_current_frame instead) */
+	/* PyThreadState; ts_cframe -1 in 3.13+ (ts_current_frame instead) */
 	int32_t ts_next, ts_interp, ts_initialized, ts_cframe, ts_native_tid;
 	int32_t ts_current_frame;
 	/* _PyCFrame (3.11, 3.12) */
 	int32_t cf_current_frame, cf_previous;
 	/*
-	 * _PyInterpreterFrame: fr_code is 3.13's f_executable, fr_prev_instr
+	 * _PyInterpreterFrame: fr_code is 3.13+'s f_executable, fr_prev_instr
 	 * its instr_ptr; fr_is_entry 3.11's, fr_owner 3.12's and later.
 	 */
 	int32_t fr_code, fr_previous, fr_prev_instr, fr_is_entry, fr_owner;
-	/* FRAME_OWNED_BY_CSTACK: the shim frame where C entered the loop (3.12+) */
+	/*
+	 * The owner of the shim frame where C entered the loop (3.12+):
+	 * FRAME_OWNED_BY_CSTACK, 3.14's FRAME_OWNED_BY_INTERPRETER.
+	 */
 	int32_t owner_cstack;
-	bool shim_none;		/* 3.13: the shim's f_executable is Py_None */
+	bool shim_none;		/* 3.13+: the shim's f_executable is Py_None */
+	/* 3.14+: f_executable is a _PyStackRef, these low bits its tag */
+	uint8_t exec_tag_bits;
 	int32_t ob_type;
 	/*
 	 * PyCodeObject; co_code: where its instructions start
@@ -105,7 +110,8 @@ extern const unsigned int cpython_layout_table_rows;
 struct cpython_build {
 	struct cpython_layout L;
 	uint64_t code_type;
-	int32_t shim_sp;	/* 3.12+: where the eval frame keeps its shim; -1: unknown */
+	/* 3.12+: where the eval frame keeps its shim, as cpython_shim_addrs */
+	int32_t shim_sp, shim_bp;
 	char name[232];
 };
 
@@ -129,41 +135,79 @@ enum vmstack_detect cpython_py311_desc(const struct cpython_file *cf,
 				       struct vmstack_vm_desc *d, char *why, size_t len);
 
 /*
- * 3.9, 3.10, 3.12 and 3.13 (layout_dwarf.c, debug_offsets.c): the layout of
+ * 3.9, 3.10, 3.12 and 3.13 (layout_dwarf.c): the layout of
  * the build from its DWARF; 0, or -1 with @why.
  */
 int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 			 char *why, size_t len);
 /*
- * 3.13's _Py_DebugOffsets as @elf's _PyRuntime starts out: 1 and *L
+ * _Py_DebugOffsets (3.13+) as @elf's _PyRuntime starts out: 1 and *L
  * filled; 0 if the file has none (no cookie); -1 with @why for offsets
- * vmstack cannot read (another version of the struct).
+ * vmstack cannot read (a version of the struct debug_offsets_table.c has
+ * no row for).
  */
 int cpython_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct cpython_layout *L,
 			  char *why, size_t len);
+/* The values of struct _Py_DebugOffsets vmstack reads. */
+enum cpython_do {
+	CPY_DO_VERSION, CPY_DO_FREE_THREADED,
+	CPY_DO_RT_INTERP_HEAD, CPY_DO_IS_NEXT, CPY_DO_IS_THREADS_HEAD,
+	CPY_DO_TS_NEXT, CPY_DO_TS_INTERP, CPY_DO_TS_CURRENT_FRAME, CPY_DO_TS_NATIVE_TID,
+	CPY_DO_FR_PREVIOUS, CPY_DO_FR_EXECUTABLE, CPY_DO_FR_INSTR_PTR, CPY_DO_FR_OWNER,
+	CPY_DO_CO_FILENAME, CPY_DO_CO_QUALNAME, CPY_DO_CO_LINETABLE, CPY_DO_CO_FIRSTLINENO,
+	CPY_DO_CO_CODE_ADAPTIVE, CPY_DO_OB_TYPE, CPY_DO_BYTES_OB_SIZE, CPY_DO_BYTES_OB_SVAL,
+	CPY_DO_STR_STATE, CPY_DO_STR_LENGTH, CPY_DO_STR_ASCII_SIZE,
+	CPY_DO_FIELDS
+};
+
+/*
+ * Where each of them sits in one version's struct _Py_DebugOffsets, and
+ * the struct's size: debug_offsets_table.c, generated from the version's
+ * header by tests/tools/pydebugoffsets-gen.py.
+ */
+struct cpython_debug_offsets_row {
+	unsigned int minor;
+	unsigned int size;
+	uint16_t at[CPY_DO_FIELDS];
+};
+
+extern const struct cpython_debug_offsets_row cpython_debug_offsets_table[];
+extern const unsigned int cpython_debug_offsets_rows;
+
+/* Whether 3.@minor's _Py_DebugOffsets can be read (a row, and its facts). */
+bool cpython_debug_offsets_known(unsigned int minor);
 /* The first field where @a and @b differ (among those both give), or NULL. */
 const char *cpython_layout_differs(const struct cpython_layout *a,
 				   const struct cpython_layout *b);
 
-/* Process addresses the 3.12/3.13 program needs. */
+/* Process addresses the 3.12+ program needs. */
 struct cpython_shim_addrs {
 	uint64_t code_start, code_end;	/* _PyEval_EvalFrameDefault */
 	uint64_t runtime;		/* _PyRuntime */
 	uint64_t code_type;		/* PyCode_Type */
-	uint64_t none;			/* _Py_NoneStruct (3.13's shim) */
+	uint64_t none;			/* _Py_NoneStruct (3.13+'s shim) */
 	int32_t shim_sp;		/* the shim at the eval frame's sp + this; -1: unknown */
+	int32_t shim_bp;		/* or at its bp + this (< 0); 0: unknown */
 };
 
 /*
  * Where _PyEval_EvalFrameDefault keeps its shim frame, from its code
- * @code (its first @len bytes): "movb $FRAME_OWNED_BY_CSTACK,
+ * @code (its first @len bytes; shim_place.c): "movb $FRAME_OWNED_BY_CSTACK,
  * DISP(%rsp)" (entry_frame.owner = ...) makes it sp + DISP - fr_owner;
  * -1 when the code does not show it.
  */
 int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct cpython_layout *L);
+/*
+ * The same for a function that keeps a frame pointer: a store of the
+ * owner's value to DISP(%rbp) (with its neighbours, in a wider store)
+ * and the shim's address taken, "lea SHIM(%rbp), REG": SHIM (< 0), or
+ * 0 when the code does not show both.
+ */
+int32_t cpython_shim_place_bp(const unsigned char *code, size_t len,
+			      const struct cpython_layout *L);
 
 /*
- * The ABI 4 program for 3.12/3.13 (shim_prog.c) in @d: the thread state
+ * The ABI 4 program for 3.12+ (shim_prog.c) in @d: the thread state
  * by native thread id, frames down to the shim. NULL, or why it cannot be
  * built.
  */

@@ -139,6 +139,15 @@ int cpython_layout_dwarf(Elf *elf, unsigned int minor, struct cpython_layout *L,
 	struct vmstack_dwarf_query q = { 0 };
 	unsigned int i;
 
+	/*
+	 * 3.14's shim is owned by FRAME_OWNED_BY_INTERPRETER and its
+	 * f_executable is tagged: what its DWARF says is not all this reads.
+	 * Its _Py_DebugOffsets give its layout (debug_offsets.c).
+	 */
+	if (minor > 13) {
+		snprintf(why, len, "DWARF is read for 3.9 to 3.13 only");
+		return -1;
+	}
 	for (i = 0; i < 2; i++) {
 		q.t = vmstack_dwarf_types_open(elf, units[i]);
 		if (!q.t) {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ABI 4 program for CPython 3.12 and 3.13 (Documentation/descriptor4.md).
+ * The ABI 4 program for CPython 3.12 and later (Documentation/descriptor4.md).
  *
  * How these versions keep their frames: a thread's _PyInterpreterFrames
  * form one chain through ->previous, from the innermost (3.12:
- * tstate->cframe->current_frame; 3.13: tstate->current_frame). Each time C
+ * tstate->cframe->current_frame; 3.13+: tstate->current_frame). Each time C
  * enters the eval loop, _PyEval_EvalFrameDefault pushes a shim frame on
- * its own C stack (owner FRAME_OWNED_BY_CSTACK; 3.13's also runs
- * Py_None), whose ->previous is the caller's frame: the shim ends one
+ * its own C stack (owner FRAME_OWNED_BY_CSTACK, 3.14's
+ * FRAME_OWNED_BY_INTERPRETER; 3.13's and later ones also run Py_None),
+ * whose ->previous is the caller's frame: the shim ends one
  * activation's frames and links to the next one's. So the first run of
  * a sample (the innermost native activation) finds the thread's state and
  * its current frame, shows frames down to a shim and leaves the frame
@@ -19,8 +20,8 @@
  * NULL in a thread that released it (sleep, I/O), whose frames the list
  * still finds.
  *
- * Where the build's code shows it (cpython_shim_place), the shim met is
- * proved to be this native frame's own, at its sp + a fixed offset: in
+ * Where the build's code shows it (shim_place.c), the shim met is
+ * proved to be this native frame's own, at its sp (or bp) + a fixed offset: in
  * the eval function's first and last instructions, before its shim is
  * linked or after it is unlinked, the chain's first shim is the caller
  * activation's, and this activation then shows nothing (its native frame
@@ -28,9 +29,9 @@
  *
  * Registers: r8 the frame the next activation starts at, r9 the thread
  * state, r10 1 once it was found (kept between runs); r12 the threads
- * left to look at, r13 the frames this run showed, r14 where they began.
+ * left to look at, r13 the frames this run showed, r14 where they began,
+ * r15 the native frame's bp (where the shim's place is bp-relative).
  */
-#include <string.h>
 
 #include "vm/cpython/cpython.h"
 #include "vm/prog.h"
@@ -81,28 +82,6 @@ void cpython_prog_find_thread(struct vm_prog *p, const struct cpython_layout *L,
 	vm_prog_insn(p, VMSTACK_VM4_MOV_K, 10, 0, 1);
 }
 
-int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct cpython_layout *L)
-{
-	size_t i;
-	int32_t disp;
-
-	for (i = 0; i + 5 <= len; i++) {
-		/* movb $imm8, disp8(%rsp): c6 44 24 disp8 imm8 */
-		if (code[i] == 0xc6 && code[i + 1] == 0x44 && code[i + 2] == 0x24 &&
-		    code[i + 4] == L->owner_cstack) {
-			disp = (int8_t)code[i + 3];
-			return disp >= L->fr_owner ? disp - L->fr_owner : -1;
-		}
-		/* movb $imm8, disp32(%rsp): c6 84 24 disp32 imm8 */
-		if (i + 8 <= len && code[i] == 0xc6 && code[i + 1] == 0x84 && code[i + 2] == 0x24 &&
-		    code[i + 7] == L->owner_cstack) {
-			memcpy(&disp, code + i + 3, 4);
-			return disp >= L->fr_owner ? disp - L->fr_owner : -1;
-		}
-	}
-	return -1;
-}
-
 const char *cpython_shim_prog(const struct cpython_layout *L,
 			      const struct cpython_shim_addrs *a, struct vmstack_vm_desc4 *d)
 {
@@ -116,6 +95,9 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	done = vm_prog_label(&p), empty = vm_prog_label(&p), foreign = vm_prog_label(&p);
 	bad = vm_prog_label(&p), nostate = vm_prog_label(&p);
 
+	/* The native frame's bp, kept for the shim's proof (r2 is a scratch register). */
+	if (a->shim_sp < 0 && a->shim_bp)
+		vm_prog_insn(&p, VMSTACK_VM4_MOV, 15, 2, 0);
 	/* An outer activation goes on where the inner one's shim led. */
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, start);
 	cpython_prog_find_thread(&p, L, a->runtime, L->ts_native_tid, 5, nostate);
@@ -133,6 +115,9 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	vm_prog_bind(&p, loop);
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 8, 0, done);
 	ld64(&p, 3, 8, L->fr_code);
+	/* 3.14+: a _PyStackRef; the object is its bits less the tag. */
+	if (L->exec_tag_bits)
+		vm_prog_alu_k(&p, VMSTACK_VM4_AND_K, 3, ~(int32_t)L->exec_tag_bits);
 	vm_prog_ld(&p, 1, 0, 2, 8, L->fr_owner, VM_NO_LABEL);
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 2, L->owner_cstack, shim);
 	/* A frame of the thread, a generator or a frame object: its code. */
@@ -149,10 +134,10 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	vm_prog_bind(&p, shim);
 	if (L->shim_none)
 		vm_prog_jmp64(&p, VMSTACK_VM4_JNE_K, 3, a->none, 7, bad);
-	if (a->shim_sp >= 0) {
-		/* This native frame's own shim, at its sp + shim_sp? */
-		vm_prog_insn(&p, VMSTACK_VM4_MOV, 2, 1, 0);
-		vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 2, a->shim_sp);
+	if (a->shim_sp >= 0 || a->shim_bp) {
+		/* This native frame's own shim, at its sp + shim_sp (or bp + shim_bp)? */
+		vm_prog_insn(&p, VMSTACK_VM4_MOV, 2, a->shim_sp >= 0 ? 1 : 15, 0);
+		vm_prog_alu_k(&p, VMSTACK_VM4_ADD_K, 2, a->shim_sp >= 0 ? a->shim_sp : a->shim_bp);
 		vm_prog_jmp(&p, VMSTACK_VM4_JNE, 8, 2, foreign);
 	}
 	ld64(&p, 8, 8, L->fr_previous);

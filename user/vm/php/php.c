@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/cfi.h"
 #include "elf_facts.h"
 #include "file.h"
 #include "util.h"
+#include "vm/cold_part.h"
 #include "vm/php/php.h"
 #include "vm/runtime.h"
 
@@ -89,60 +89,6 @@ static int keeps_hybrid_regs(const struct php_layout *L, Elf *elf, const GElf_Sy
 
 	return n > 0 && L->ex_opline == 0 && memmem(p, (size_t)n, rdi_to_r14, 3) &&
 	       memmem(p, (size_t)n, opline_to_r15, 3);
-}
-
-/*
- * GCC moves execute_ex's unlikely paths into a part of their own
- * (execute_ex.cold, no symbol left in a stripped file) that runs in the
- * same native frame: the FDE range most of execute_ex's long conditional
- * jumps out of it land in. 0 and *lo, *hi set, or -1 if none.
- */
-static int cold_part(Elf *elf, const GElf_Sym *ex, uint64_t *lo, uint64_t *hi)
-{
-	unsigned char *p = malloc(ex->st_size);
-	uint64_t s, e, best_s = 0, best_e = 0;
-	unsigned int best = 0, hits;
-	size_t i, j;
-	int32_t rel;
-
-	if (!p || vmstack_elf_read(elf, ex->st_value, p, ex->st_size)) {
-		free(p);
-		return -1;
-	}
-	for (i = 0; i + 6 <= ex->st_size; i++) {
-		uint64_t to;
-
-		if (p[i] != 0x0f || (p[i + 1] & 0xf0) != 0x80)
-			continue;
-		memcpy(&rel, p + i + 2, 4);
-		to = ex->st_value + i + 6 + (int64_t)rel;
-		if ((to >= ex->st_value && to < ex->st_value + ex->st_size) ||
-		    (best && to >= best_s && to < best_e) ||
-		    vmstack_cfi_fde_range(elf, to, &s, &e))
-			continue;
-		/* Count this range's jumps once, from here on. */
-		for (hits = 0, j = i; j + 6 <= ex->st_size; j++) {
-			uint64_t t;
-
-			if (p[j] != 0x0f || (p[j + 1] & 0xf0) != 0x80)
-				continue;
-			memcpy(&rel, p + j + 2, 4);
-			t = ex->st_value + j + 6 + (int64_t)rel;
-			hits += t >= s && t < e;
-		}
-		if (hits > best) {
-			best = hits;
-			best_s = s;
-			best_e = e;
-		}
-	}
-	free(p);
-	/* A few stray byte patterns are not a cold part: dozens of jumps are. */
-	if (best < 8)
-		return -1;
-	*lo = best_s;
-	*hi = best_e;
-	return 0;
 }
 
 /*
@@ -284,7 +230,8 @@ static enum vmstack_detect php_detect(const struct vmstack_map *m, int pid,
 		snprintf(why, len, "PHP %s: its program does not assemble: %s", ver, err);
 		return VMSTACK_DETECT_UNKNOWN;
 	}
-	if (!cold_part(elf, &ex, &cold_lo, &cold_hi) && cold_lo >= lo &&
+	/* execute_ex.cold: its unlikely paths, in its native frame. */
+	if (!vmstack_cold_part(elf, &ex, &cold_lo, &cold_hi) && cold_lo >= lo &&
 	    cold_hi <= lo + (m->end - m->start)) {
 		d->ranges[1].start = cold_lo + bias;
 		d->ranges[1].end = cold_hi + bias;

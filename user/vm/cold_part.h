@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The part of a VM's interpreter function that GCC moved out of it
+ * (FUNC.cold): its unlikely paths, or with a profile (PGO) whatever the
+ * profile found cold, which in Debian's CPython 3.14 is the whole eval
+ * loop. It runs in the function's own native frame, so it is one more
+ * entry range of the VM's descriptor; a stripped file keeps no symbol
+ * for it.
+ */
+#ifndef VMSTACK_VM_COLD_PART_H
+#define VMSTACK_VM_COLD_PART_H
+
+#include <gelf.h>
+#include <stdint.h>
+
+/*
+ * The FDE range (.eh_frame) that @fn's rel32 jumps leave it for and that
+ * jumps back into @fn's middle most often, both counted: 0 and [*lo, *hi)
+ * (file addresses), or -1 when no range has 8 such jumps (a few stray
+ * byte patterns are not a cold part; a real one has dozens).
+ */
+int vmstack_cold_part(Elf *elf, const GElf_Sym *fn, uint64_t *lo, uint64_t *hi);
+
+#endif
