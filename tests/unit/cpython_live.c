@@ -313,7 +313,8 @@ void cpython_live_version(const struct version *v, bool threaded, const char *li
 			 */
 			CHECK(v->path || b->shim_sp == v->shim_sp);
 			CHECK(live_shims(pid, &m, b, shims, 2) == 2);
-			CHECK(b->shim_sp >= 0x40 || b->shim_bp < 0);
+			/* (bp form: the fake frames above the shim clear of its owner) */
+			CHECK(b->shim_sp >= 0x40 || b->shim_bp <= -(b->L.fr_owner + 1 + 16));
 			/*
 			 * Frame pointers grow up the stack: the C frames between
 			 * the activations sit between the leaf's and the outer's,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pyenv builds of CPython 3.9, 3.10, 3.12 and 3.13 (and Debian's 3.14) in the unit tests
+ * The pyenv builds of CPython 3.9, 3.10, 3.12 and 3.13 (and Debian's 3.14 and 3.15) in the unit tests
  * (test_cpython_versions.c, test_cpython_table.c): where they are, and a
  * live interpreter of one walked by the recorder's program (cpython_live.c).
  */

@@ -14,10 +14,12 @@
 #include <stdint.h>
 
 /*
- * The FDE range (.eh_frame) that @fn's rel32 jumps leave it for and that
- * jumps back into @fn's middle most often, both counted: 0 and [*lo, *hi)
- * (file addresses), or -1 when no range has 8 such jumps (a few stray
- * byte patterns are not a cold part; a real one has dozens).
+ * The FDE range (.eh_frame) in @fn's section that @fn's rel32 jumps leave
+ * it for and that jumps back into @fn's middle most often, both counted:
+ * 0 and [*lo, *hi) (file addresses), or -1 when no range has 8 such jumps
+ * with 4 of them back (a few stray byte patterns are not a cold part; a
+ * real one has dozens: Debian's CPython 3.14.10, 12 out and 206 back;
+ * PHP 8.2's execute_ex, 58 and 30).
  */
 int vmstack_cold_part(Elf *elf, const GElf_Sym *fn, uint64_t *lo, uint64_t *hi);
 

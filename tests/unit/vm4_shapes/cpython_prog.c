@@ -102,6 +102,7 @@ static void world(const struct cpython_layout *L, struct world *x, int32_t shim_
 	x->a.code_end = SHAPE_VM_HI;
 	x->a.shim_sp = shim_sp;
 	x->a.shim_bp = shim_bp;
+	x->a.shim_bp_from = shim_bp ? 8 : 0;	/* endbr64; push %rbp; mov %rsp,%rbp */
 	x->a.runtime = shape_alloc(1024);
 	x->a.code_type = shape_alloc(416);
 	x->a.none = shape_alloc(16);
@@ -300,7 +301,7 @@ static const struct cpython_layout py310 = {
 static void frame_object_prog(const struct cpython_layout *L, int32_t lasti)
 {
 	static struct vmstack_vm_desc4 d;
-	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0, -1, 0 };
+	struct cpython_shim_addrs a = { SHAPE_VM_LO, SHAPE_VM_HI, 0, 0, 0, -1, 0, 0 };
 	struct vmstack_walk w;
 	u64 interp, other, ts, code[2], fr[2];
 	unsigned int i;
@@ -380,9 +381,70 @@ UNIT_TEST(vm4_cpython313_prog)
 	prog_on_shape(&py313, -1, 0);
 }
 
+/* Equal words: @n of @got against @want's @m; printed when they differ. */
+static bool same_words(const u64 *got, unsigned int n, const u64 *want, unsigned int m)
+{
+	unsigned int i;
+
+	if (n == m && !memcmp(got, want, n * sizeof(*got)))
+		return true;
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "    got[%u] %#llx\n", i, (unsigned long long)got[i]);
+	return false;
+}
+
+/*
+ * The bp form where bp is not the eval frame's own: sampled in its
+ * prologue (before "mov %rsp,%rbp") or at its ret (after "leave"), bp is
+ * the caller's, here the outer eval's (C between that keeps rbp), and the
+ * chain's first shim the outer's (the inner not pushed yet, or popped):
+ * nothing is proved, the inner activation shows nothing, and the outer
+ * one shows g and <module> from its own place. Sampled inside the body
+ * with its own bp, the inner activation shows f.
+ */
+static void bp_windows(const struct cpython_layout *L)
+{
+	static struct vmstack_vm_desc4 d;
+	struct vmstack_walk w;
+	struct world x;
+	u64 ips[32];
+	unsigned int n, i;
+	static const u64 at[2] = { SHAPE_VM_LO + 4, SHAPE_VM_LO + 0x800 };
+
+	world(L, &x, -1, -0x90);
+	CHECK(cpython_shim_prog(L, &x.a, &d) == NULL);
+	fake_mem_map(SHAPE_VM_LO + 0x7f0, 0x20);
+	fake_put8(SHAPE_VM_LO + 0x800, 0xc3);	/* ret */
+	fake_put8(SHAPE_VM_LO + 0x808, 0x90);	/* nop */
+	/* Inside the body, its own bp: f, then the outer's frames. */
+	n = shape_walk_at(&d, &w, SHAPE_VM_LO + 0x808, 1, NULL, ips, 32);
+	{
+		const u64 want[] = {
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[2]), x.code[2] + 0x220,
+			SHAPE_MID1_RA, SHAPE_MID2_RA,
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[1]), x.code[1] + 0x210,
+			shape_word(VMSTACK_VMW_SCRIPT, x.code[0]), x.code[0] + 0x200,
+			SHAPE_MAIN_RA,
+		};
+
+		CHECK(same_words(ips, n, want, sizeof(want) / sizeof(want[0])));
+	}
+	fake_put64(x.tstate + L->ts_current_frame, x.frame[2]);
+	/* The inner eval's bp is the outer's: its saved rbp and return address are main's. */
+	shape_bp_at[1] = shape_frame_bp(4);
+	for (i = 0; i < 2; i++) {
+		const u64 want[] = { at[i], SHAPE_MAIN_RA };
+
+		n = shape_walk_at(&d, &w, at[i], 1, NULL, ips, 32);
+		CHECK(same_words(ips, n, want, sizeof(want) / sizeof(want[0])));
+	}
+	shape_bp_at[1] = 0;
+}
+
 /* -0x90: the shim below the eval frame's bp, as Debian's 3.14.10 keeps it. */
 UNIT_TEST(vm4_cpython314_prog)
 {
+	bp_windows(&py314);
 	prog_on_shape(&py314, -1, -0x90);
 	prog_on_shape(&py314, 0x30, 0);
 	prog_on_shape(&py314, -1, 0);

@@ -162,6 +162,11 @@ static int layout_dwarf(const struct cpython_file *cf, unsigned int minor,
 		has_dbg = cpython_debug_offsets(cf->elf, &cf->runtime, &dbg, why, len);
 		if (has_dbg < 0)
 			return -1;
+		if (has_dbg && dbg.minor != minor) {
+			snprintf(why, len, "its _Py_DebugOffsets are 3.%u's, its Py_Version 3.%u's",
+				 dbg.minor, minor);
+			return -1;
+		}
 	}
 	if (has_dw && has_dbg) {
 		field = cpython_layout_differs(&dw, &dbg);
@@ -292,12 +297,12 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 	L.major = major;
 	L.minor = minor;
 	a.shim_sp = -1;
-	a.shim_bp = 0;
+	a.shim_bp = a.shim_bp_from = 0;
 	plen = cf.eval.st_size < sizeof(prologue) ? cf.eval.st_size : sizeof(prologue);
 	if (minor >= 12 && !vmstack_elf_read(cf.elf, cf.eval.st_value, prologue, plen)) {
 		a.shim_sp = cpython_shim_place(prologue, plen, &L);
 		if (a.shim_sp < 0)
-			a.shim_bp = cpython_shim_place_bp(prologue, plen, &L);
+			a.shim_bp = cpython_shim_place_bp(prologue, plen, &L, &a.shim_bp_from);
 	}
 	if (minor >= 12 && a.shim_sp < 0 && !a.shim_bp)
 		snprintf(source + strlen(source), sizeof(source) - strlen(source),
@@ -310,6 +315,7 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 		return VMSTACK_DETECT_UNKNOWN;
 	b->shim_sp = a.shim_sp;
 	b->shim_bp = a.shim_bp;
+	b->shim_bp_from = a.shim_bp_from;
 	f->build = b;
 	f->build_name = b->name;
 	if (minor == 11)

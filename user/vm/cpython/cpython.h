@@ -111,7 +111,7 @@ struct cpython_build {
 	struct cpython_layout L;
 	uint64_t code_type;
 	/* 3.12+: where the eval frame keeps its shim, as cpython_shim_addrs */
-	int32_t shim_sp, shim_bp;
+	int32_t shim_sp, shim_bp, shim_bp_from;
 	char name[232];
 };
 
@@ -188,6 +188,7 @@ struct cpython_shim_addrs {
 	uint64_t none;			/* _Py_NoneStruct (3.13+'s shim) */
 	int32_t shim_sp;		/* the shim at the eval frame's sp + this; -1: unknown */
 	int32_t shim_bp;		/* or at its bp + this (< 0); 0: unknown */
+	int32_t shim_bp_from;		/* bp is the frame's own from code_start + this */
 };
 
 /*
@@ -200,11 +201,13 @@ int32_t cpython_shim_place(const unsigned char *code, size_t len, const struct c
 /*
  * The same for a function that keeps a frame pointer: a store of the
  * owner's value to DISP(%rbp) (with its neighbours, in a wider store)
- * and the shim's address taken, "lea SHIM(%rbp), REG": SHIM (< 0), or
- * 0 when the code does not show both.
+ * and the shim's address taken, "lea SHIM(%rbp), REG": SHIM (< 0), and
+ * in *@own_from the offset of the first instruction after "mov
+ * %rsp,%rbp" (before it, rbp is the caller's); 0 when the code does not
+ * show both.
  */
 int32_t cpython_shim_place_bp(const unsigned char *code, size_t len,
-			      const struct cpython_layout *L);
+			      const struct cpython_layout *L, int32_t *own_from);
 
 /*
  * The ABI 4 program for 3.12+ (shim_prog.c) in @d: the thread state

@@ -122,6 +122,12 @@ int cpython_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct cpython_layo
 			 "them vmstack does not know", (unsigned int)(version >> 24 & 0xff), minor);
 		return -1;
 	}
+	/* A pre-release's struct may be laid out otherwise than the release's. */
+	if ((version >> 4 & 0xf) != 0xf) {
+		snprintf(why, len, "a pre-release of CPython 3.%u (its _Py_DebugOffsets may be "
+			 "laid out otherwise than the release's row)", minor);
+		return -1;
+	}
 	if (r->size > sizeof(raw) || runtime->st_size < r->size ||
 	    vmstack_elf_read(elf, runtime->st_value, raw, r->size)) {
 		snprintf(why, len, "its _Py_DebugOffsets (CPython 3.%u's, %u bytes) cannot be read",
@@ -169,6 +175,17 @@ int cpython_debug_offsets(Elf *elf, const GElf_Sym *runtime, struct cpython_layo
 	L->ts_frame = L->ts_thread_id = L->fr_lasti = L->co_name = -1;
 	if (bad) {
 		snprintf(why, len, "its _Py_DebugOffsets hold offsets past 1 MB: not offsets");
+		return -1;
+	}
+	/*
+	 * What every version since 3.11 lays out alike: a struct read at the
+	 * wrong places shows here (its neighbours are offsets too).
+	 */
+	if (L->ob_type != 8 || L->fr_code != 0 || L->fr_previous != 8 || L->bytes_size != 16 ||
+	    L->bytes_data != 32 || L->str_length != 16 || L->fr_owner >= 256) {
+		snprintf(why, len, "its _Py_DebugOffsets do not read as CPython 3.%u's (ob_type "
+			 "at %d, f_executable at %d, previous at %d)", minor, L->ob_type,
+			 L->fr_code, L->fr_previous);
 		return -1;
 	}
 	return 1;

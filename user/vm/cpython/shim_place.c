@@ -8,9 +8,9 @@
  * (GCC 16's Debian 3.14, PGO: "push %rbp; mov %rsp,%rbp", then the owner
  * stored with its neighbours, "movl $0x30000, -0x48(%rbp)", and the
  * shim's address taken for frame->previous, "lea -0x90(%rbp), REG").
- * Bytes are matched, not decoded: what is found is only used when the
- * code shows it twice over (the bp form) or as the one store of the
- * owner's value to the stack (the sp form).
+ * Bytes are matched, not decoded: the bp form is only taken when the
+ * code shows the place twice over (the store and the lea), the sp form
+ * from the first store of the owner's value to the stack.
  */
 #include <string.h>
 
@@ -65,19 +65,25 @@ static bool has_lea_rbp(const unsigned char *code, size_t len, int32_t want)
 }
 
 int32_t cpython_shim_place_bp(const unsigned char *code, size_t len,
-			      const struct cpython_layout *L)
+			      const struct cpython_layout *L, int32_t *own_from)
 {
 	static const unsigned char frame[] = { 0x55, 0x48, 0x89, 0xe5 };
+	const unsigned char *at_frame;
 	unsigned int width, k, at;
 	int32_t disp, shim;
 	size_t i;
 
 	/* push %rbp; mov %rsp,%rbp among the first instructions (after endbr64) */
-	if (len < 12 || !memmem(code, 12, frame, sizeof(frame)))
+	at_frame = len < 12 ? NULL : memmem(code, 12, frame, sizeof(frame));
+	if (!at_frame)
 		return 0;
+	*own_from = (int32_t)(at_frame - code) + (int32_t)sizeof(frame);
 	for (i = 1; i + 4 <= len; i++) {
 		/* mov $imm, disp8/disp32(%rbp): c6 (byte), 66 c7 (word), c7 (long), 48 c7 (quad) */
 		if ((code[i] != 0xc6 && code[i] != 0xc7) || (code[i + 1] != 0x45 && code[i + 1] != 0x85))
+			continue;
+		/* A REX prefix with B set makes the base r13, not rbp. */
+		if ((code[i - 1] & 0xf0) == 0x40 && (code[i - 1] & 1))
 			continue;
 		width = code[i] == 0xc6 ? 1 : code[i - 1] == 0x66 ? 2 : 4;
 		at = code[i + 1] == 0x45 ? 3 : 6;

@@ -30,7 +30,13 @@
  * Registers: r8 the frame the next activation starts at, r9 the thread
  * state, r10 1 once it was found (kept between runs); r12 the threads
  * left to look at, r13 the frames this run showed, r14 where they began,
- * r15 the native frame's bp (where the shim's place is bp-relative).
+ * r15 the native frame's bp (where the shim's place is bp-relative; 0
+ * where it is not the frame's own).
+ *
+ * 3.15 also keeps a base frame at the bottom of every thread's chain
+ * (tstate->base_frame: owner 3, None, no previous): the outermost
+ * activation's shim leads to it and the walk ends there; met first, it
+ * is no activation's own shim (foreign).
  */
 
 #include "vm/cpython/cpython.h"
@@ -95,9 +101,32 @@ const char *cpython_shim_prog(const struct cpython_layout *L,
 	done = vm_prog_label(&p), empty = vm_prog_label(&p), foreign = vm_prog_label(&p);
 	bad = vm_prog_label(&p), nostate = vm_prog_label(&p);
 
-	/* The native frame's bp, kept for the shim's proof (r2 is a scratch register). */
-	if (a->shim_sp < 0 && a->shim_bp)
+	/*
+	 * The native frame's bp, kept for the shim's proof (r2 is a scratch
+	 * register). In the sampled frame (r4) it is the eval function's own
+	 * only past its prologue's "mov %rsp,%rbp" and before its "leave":
+	 * before, and at a ret, it is the caller's, which may be an outer
+	 * eval's (C between that keeps rbp), whose shim would pass. There r15
+	 * = 0: no shim is proved this frame's. In a caller frame the pc is a
+	 * return address, inside the body.
+	 */
+	if (a->shim_sp < 0 && a->shim_bp) {
+		vm_label own = vm_prog_label(&p), not_own = vm_prog_label(&p);
+		vm_label at_ret = vm_prog_label(&p);
+
 		vm_prog_insn(&p, VMSTACK_VM4_MOV, 15, 2, 0);
+		vm_prog_jmp_k(&p, VMSTACK_VM4_JEQ_K, 4, 0, own);
+		/* The cold part lies apart from the symbol: no prologue there. */
+		vm_prog_jmp64(&p, VMSTACK_VM4_JLT_K, 3, a->code_start, 7, at_ret);
+		vm_prog_jmp64(&p, VMSTACK_VM4_JLT_K, 3, a->code_start + (uint64_t)a->shim_bp_from,
+			      7, not_own);
+		vm_prog_bind(&p, at_ret);
+		vm_prog_ld(&p, 1, 0, 7, 3, 0, not_own);
+		vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 7, 0xc3, own);
+		vm_prog_bind(&p, not_own);
+		vm_prog_insn(&p, VMSTACK_VM4_MOV_K, 15, 0, 0);
+		vm_prog_bind(&p, own);
+	}
 	/* An outer activation goes on where the inner one's shim led. */
 	vm_prog_jmp_k(&p, VMSTACK_VM4_JNE_K, 10, 0, start);
 	cpython_prog_find_thread(&p, L, a->runtime, L->ts_native_tid, 5, nostate);
