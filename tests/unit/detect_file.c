@@ -58,3 +58,21 @@ const char *unit_patched_copy(const char *path, const void *old, const void *new
 	free(data);
 	return p ? out : NULL;
 }
+
+size_t unit_build_id_bytes(const char *path, unsigned char *out, size_t max)
+{
+	struct stat st;
+	struct vmstack_file *file;
+	const char *hex;
+	size_t n = 0;
+	unsigned int byte;
+
+	if (stat(path, &st))
+		return 0;
+	file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
+	hex = file ? vmstack_file_build_id(file) : "";
+	while (n < max && hex[2 * n] && sscanf(hex + 2 * n, "%2x", &byte) == 1)
+		out[n++] = (unsigned char)byte;
+	vmstack_file_put(file);
+	return n;
+}

@@ -28,4 +28,7 @@ enum vmstack_detect unit_detect_file(const char *runtime, const char *path, uint
 const char *unit_patched_copy(const char *path, const void *old, const void *new, size_t len,
 			      int once, const char *out);
 
+/* @path's GNU build-id, as bytes in @out (@max at most): their count, or 0. */
+size_t unit_build_id_bytes(const char *path, unsigned char *out, size_t max);
+
 #endif

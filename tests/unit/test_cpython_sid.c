@@ -10,15 +10,12 @@
  * recorder's program and named (cpython_live.c). Not pinned to one
  * patch release: sid moves, and what is checked holds for each.
  */
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "detect_file.h"
-#include "elf_facts.h"
 #include "unit.h"
 #include "vm/cpython/cpython.h"
 #include "cpython_pyenv.h"
@@ -77,27 +74,6 @@ static void sid_python(const char *minor)
 	cpython_live_version(&v, false, NULL, want);
 }
 
-/* @path's GNU build-id as bytes in @id: their count, or 0. */
-static size_t build_id(const char *path, unsigned char *id, size_t max)
-{
-	char hex[2 * 64 + 1];
-	unsigned int byte;
-	size_t n = 0;
-	Elf *elf;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && !vmstack_elf_build_id(elf, hex, sizeof(hex)))
-		while (n < max && hex[2 * n] && sscanf(hex + 2 * n, "%2x", &byte) == 1)
-			id[n++] = (unsigned char)byte;
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
 UNIT_TEST(cpython_sid_314)
 {
 	/*
@@ -113,8 +89,7 @@ UNIT_TEST(cpython_sid_314)
 	size_t n;
 
 	sid_python("14");
-	elf_version(EV_CURRENT);
-	n = access(py, R_OK) ? 0 : build_id(py, id, sizeof(id));
+	n = access(py, R_OK) ? 0 : unit_build_id_bytes(py, id, sizeof(id));
 	CHECK(n > 0);
 	if (!n || !unit_patched_copy(py, rel, pre, 12, 1, tmp))
 		return;

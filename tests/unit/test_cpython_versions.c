@@ -121,25 +121,6 @@ UNIT_TEST(cpython_pyenv_311_38)
 		CHECK(detect_file(path, &f, why, sizeof(why)) == VMSTACK_DETECT_NO);
 }
 
-/* @path's GNU build-id, as bytes: their count, or 0. */
-static size_t build_id_bytes(const char *path, unsigned char *out, size_t max)
-{
-	struct stat st;
-	struct vmstack_file *file;
-	const char *hex;
-	size_t n = 0;
-	unsigned int byte;
-
-	if (stat(path, &st))
-		return 0;
-	file = vmstack_file_get(st.st_dev, st.st_ino, path, 0);
-	hex = file ? vmstack_file_build_id(file) : "";
-	while (n < max && hex[2 * n] && sscanf(hex + 2 * n, "%2x", &byte) == 1)
-		out[n++] = (unsigned char)byte;
-	vmstack_file_put(file);
-	return n;
-}
-
 /*
  * 3.13 whose _Py_DebugOffsets say another threads.head than its DWARF:
  * refused. (Another build-id too: layouts are kept by build.)
@@ -162,7 +143,7 @@ UNIT_TEST(cpython313_debug_offsets_disagree)
 		fprintf(stderr, "  skipped: no %s (the pyenv build)\n", path);
 		return;
 	}
-	idn = build_id_bytes(path, id, sizeof(id));
+	idn = unit_build_id_bytes(path, id, sizeof(id));
 	CHECK(idn > 0);
 	fseek(fp, 0, SEEK_END);
 	size = (size_t)ftell(fp);

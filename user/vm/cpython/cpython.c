@@ -315,7 +315,6 @@ static enum vmstack_detect cpython_detect(const struct vmstack_map *m, int pid,
 		return VMSTACK_DETECT_UNKNOWN;
 	b->shim_sp = a.shim_sp;
 	b->shim_bp = a.shim_bp;
-	b->shim_bp_from = a.shim_bp_from;
 	f->build = b;
 	f->build_name = b->name;
 	if (minor == 11)

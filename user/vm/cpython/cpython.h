@@ -111,7 +111,7 @@ struct cpython_build {
 	struct cpython_layout L;
 	uint64_t code_type;
 	/* 3.12+: where the eval frame keeps its shim, as cpython_shim_addrs */
-	int32_t shim_sp, shim_bp, shim_bp_from;
+	int32_t shim_sp, shim_bp;
 	char name[232];
 };
 
